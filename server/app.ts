@@ -1,0 +1,58 @@
+import express, { type Express } from 'express';
+import type { AppContext } from './context';
+import type { Feature } from './features/index';
+import { durableResponses } from './http/durable';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { notImplementedRouter } from './http/not-implemented';
+import type { RouteTable } from './http/routes';
+
+export interface AssembledApp {
+  app: Express;
+  /** `METHOD /express/path` of every route a family mounted (the route inventory). */
+  mounted: Set<string>;
+  tables: RouteTable[];
+}
+
+/** Express assembly: body parsing, family routers in order, 501 for unbuilt spec routes, errors last. */
+export function assembleApp(ctx: AppContext, features: readonly Feature[]): AssembledApp {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(durableResponses(ctx.store, ctx.log));
+  app.use((req, res, next) => {
+    // Browsers on other origins: only the configured ones, with credentials (contract).
+    const origin = req.get('origin');
+    if (origin && ctx.config.allowedOrigins.includes(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      res.setHeader('Vary', 'Origin');
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          req.get('access-control-request-headers') ?? 'Content-Type, Authorization',
+        );
+        res.status(204).end();
+        return;
+      }
+    }
+    next();
+  });
+  const limit = ctx.config.bodyLimitBytes;
+  app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ limit, extended: false }));
+
+  const tables: RouteTable[] = [];
+  for (const f of features) {
+    if (!f.routes) continue;
+    const t = f.routes(ctx);
+    tables.push(...(Array.isArray(t) ? t : [t]));
+  }
+  for (const t of tables) app.use(t.router);
+  const mounted = new Set(tables.flatMap((t) => t.routes.map((r) => `${r.method} ${r.path}`)));
+  app.use(notImplementedRouter(mounted));
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.log, limit));
+  return { app, mounted, tables };
+}

@@ -1,0 +1,161 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_PLANS, JSON_BODY_LIMIT_BYTES, PLAN_NAMES, type PlanLimits, type PlanName } from './lib/limits';
+
+/**
+ * One schema for every setting: defaults → BELFRY_* environment → command-line flags
+ * (contract.md, "Starting"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
+ */
+const boolish = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])]).transform((v) =>
+  typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v),
+);
+
+const configSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65_535).default(7878),
+  dataDir: z.string().min(1),
+  publicUrl: z.string().url().optional(),
+  adminEmail: z.string().email().optional(),
+  adminPassword: z.string().min(1).optional(),
+  registration: boolish.default(false),
+  smtpUrl: z.string().optional(),
+  mailFrom: z.string().default('belfry@localhost'),
+  allowedOrigins: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** bcrypt cost; tests lower it to keep the suite fast. */
+  bcryptRounds: z.coerce.number().int().min(4).max(15).default(10),
+  bodyLimitBytes: z.coerce.number().int().positive().default(JSON_BODY_LIMIT_BYTES),
+  snapshotJournalBytes: z.coerce.number().int().positive().optional(),
+  /** Version stamping (set at build time; see scripts/stamp-version). */
+  commit: z.string().default('unknown'),
+  buildDate: z.string().default('unknown'),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema> & { plans: Record<PlanName, PlanLimits> };
+
+const ENV: Record<string, keyof ConfigInput> = {
+  BELFRY_HOST: 'host',
+  BELFRY_PORT: 'port',
+  BELFRY_DATA_DIR: 'dataDir',
+  BELFRY_PUBLIC_URL: 'publicUrl',
+  BELFRY_ADMIN_EMAIL: 'adminEmail',
+  BELFRY_ADMIN_PASSWORD: 'adminPassword',
+  BELFRY_REGISTRATION: 'registration',
+  BELFRY_SMTP_URL: 'smtpUrl',
+  BELFRY_MAIL_FROM: 'mailFrom',
+  BELFRY_ALLOWED_ORIGINS: 'allowedOrigins',
+  BELFRY_LOG_LEVEL: 'logLevel',
+  BELFRY_BCRYPT_ROUNDS: 'bcryptRounds',
+  BELFRY_BODY_LIMIT_BYTES: 'bodyLimitBytes',
+  BELFRY_SNAPSHOT_JOURNAL_BYTES: 'snapshotJournalBytes',
+  BELFRY_COMMIT: 'commit',
+  BELFRY_BUILD_DATE: 'buildDate',
+};
+
+const FLAGS: Record<string, keyof ConfigInput> = {
+  host: 'host',
+  port: 'port',
+  'data-dir': 'dataDir',
+  'public-url': 'publicUrl',
+  'log-level': 'logLevel',
+  registration: 'registration',
+  'smtp-url': 'smtpUrl',
+  'mail-from': 'mailFrom',
+  'allowed-origins': 'allowedOrigins',
+};
+
+export class ConfigError extends Error {}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'belfry');
+}
+
+export function parseFlags(argv: readonly string[]): Partial<Record<keyof ConfigInput, string>> {
+  const out: Partial<Record<keyof ConfigInput, string>> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    const key = FLAGS[name];
+    if (!key) throw new ConfigError(`unknown flag --${name} (known: ${Object.keys(FLAGS).map((f) => `--${f}`).join(', ')})`);
+    let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[i + 1];
+    if (eq < 0) {
+      if (value === undefined || value.startsWith('--')) {
+        if (key === 'registration') value = 'true';
+        else throw new ConfigError(`flag --${name} needs a value`);
+      } else i++;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Builds the config; throws ConfigError with every problem listed. */
+export function loadConfig(
+  input: { argv?: readonly string[]; env?: NodeJS.ProcessEnv; overrides?: Partial<ConfigInput> } = {},
+): Config {
+  const env = input.env ?? process.env;
+  const raw: Record<string, unknown> = {};
+  for (const [name, key] of Object.entries(ENV)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  Object.assign(raw, parseFlags(input.argv ?? []), input.overrides ?? {});
+  if (raw.dataDir === undefined) raw.dataDir = defaultDataDir(env);
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return { ...parsed.data, plans: loadPlans(parsed.data.dataDir) };
+}
+
+const planOverrideSchema = z
+  .record(
+    z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]),
+    z
+      .object({
+        devices: z.number().int().min(1),
+        eventsPerDay: z.number().int().min(0),
+        statusPages: z.number().int().min(0),
+        maintenanceWindows: z.number().int().min(0),
+      })
+      .partial()
+      .strict(),
+  )
+  .optional();
+
+export function loadPlans(dataDir: string): Record<PlanName, PlanLimits> {
+  const plans = structuredClone(DEFAULT_PLANS) as Record<PlanName, PlanLimits>;
+  const file = join(dataDir, 'plans.json');
+  if (!existsSync(file)) return plans;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = planOverrideSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  for (const [name, over] of Object.entries(parsed.data ?? {})) Object.assign(plans[name as PlanName], over);
+  return plans;
+}
+
+export function publicUrlOf(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

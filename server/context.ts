@@ -1,0 +1,50 @@
+import type { Config } from './config';
+import type { Db } from './db/database';
+import type { Principal, PrincipalKind } from './http/auth';
+import type { EventBus } from './lib/bus';
+import type { Clock } from './lib/clock';
+import type { Logger } from './lib/log';
+
+/** What the HTTP layer needs of the durable store (server/db/store.ts implements it). */
+export interface StoreHandle {
+  readonly db: Db;
+  sync(): Promise<void>;
+  hasUnsynced(): boolean;
+  healthy(): boolean;
+  check(): void;
+  maybeSnapshot(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Turns a token (already split off its transport) into a principal, or null when it is not valid. */
+export type TokenResolver = (token: string, digest: string, meta: RequestMeta) => Principal | null;
+export type BasicResolver = (email: string, password: string, meta: RequestMeta) => Promise<Principal>;
+/** Extra checks a family adds to every authenticated request (sudo windows, 2FA on Basic, ...). */
+export interface RequestMeta {
+  ip: string;
+  userAgent: string;
+  path: string;
+}
+
+export interface AuthRegistry {
+  tokens: Map<string, TokenResolver>;
+  basic: BasicResolver | null;
+  /** Throws sudoRequired when the principal has no open sudo window (accounts family). */
+  sudo: ((principal: Principal) => void) | null;
+  kinds?: PrincipalKind[];
+}
+
+/** Everything a family's routes and services get. Built once per server in index.ts. */
+export interface AppContext {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly store: StoreHandle;
+  readonly db: Db;
+  readonly bus: EventBus;
+  readonly auth: AuthRegistry;
+  /** Per-install secret (data dir) for HMAC-signed links. */
+  readonly secret: Buffer;
+  /** Base of links in emails, webhook and ping URLs. Known once the server listens. */
+  publicUrl(): string;
+}

@@ -1,0 +1,214 @@
+import type { Database as SqlJsDatabase, SqlValue, Statement } from 'sql.js';
+
+/** A bound parameter. Stores convert booleans and dates before they reach the database. */
+export type Param = string | number | null | Uint8Array;
+export type Params = readonly Param[] | Readonly<Record<string, Param>>;
+export type Row = Record<string, SqlValue>;
+
+/** One write statement as it is journaled and replayed. */
+export type JournalEntry = readonly [sql: string, params: Params | null];
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number;
+}
+
+/**
+ * The five verbs every family store uses. Synchronous on purpose: sql.js is, and keeping
+ * network or timers out of a transaction is what keeps replay deterministic.
+ */
+export interface Db {
+  all<T = Row>(sql: string, params?: Params): T[];
+  first<T = Row>(sql: string, params?: Params): T | undefined;
+  run(sql: string, params?: Params): RunResult;
+  exec(sql: string): void;
+  transaction<T>(fn: () => T): T;
+}
+
+/** Receives the write statements of each committed top-level transaction, in commit order. */
+export type CommitSink = (entries: readonly JournalEntry[]) => void;
+
+const WRITE_RE = /^\s*(insert|update|delete|replace|create|drop|alter)\b/i;
+
+/**
+ * sql.js behind the five verbs, with nested transactions (savepoints), a statement cache and a
+ * commit hook that the journal hangs on. `export()` closes and reopens the sql.js handle, which frees
+ * every prepared statement and resets PRAGMAs and custom functions: `exportBytes()` re-applies them.
+ */
+export class SqlJsDb implements Db {
+  private readonly cache = new Map<string, Statement>();
+  private depth = 0;
+  private pending: JournalEntry[] = [];
+  private sink: CommitSink | null = null;
+
+  constructor(
+    private readonly raw: SqlJsDatabase,
+    private readonly setup: (raw: SqlJsDatabase) => void = applyDefaultSetup,
+  ) {
+    this.setup(raw);
+  }
+
+  /** Where committed writes go (the journal). Null while replaying. */
+  setCommitSink(sink: CommitSink | null): void {
+    this.sink = sink;
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  all<T = Row>(sql: string, params?: Params): T[] {
+    const stmt = this.prepare(sql);
+    try {
+      bind(stmt, params);
+      const rows: T[] = [];
+      while (stmt.step()) rows.push(stmt.getAsObject() as T);
+      this.recordIfWrite(sql, params);
+      return rows;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  first<T = Row>(sql: string, params?: Params): T | undefined {
+    const stmt = this.prepare(sql);
+    try {
+      bind(stmt, params);
+      const row = stmt.step() ? (stmt.getAsObject() as T) : undefined;
+      this.recordIfWrite(sql, params);
+      return row;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  run(sql: string, params?: Params): RunResult {
+    const stmt = this.prepare(sql);
+    try {
+      bind(stmt, params);
+      stmt.step();
+    } finally {
+      stmt.reset();
+    }
+    const changes = this.raw.getRowsModified();
+    const rowid = this.prepare('SELECT last_insert_rowid()');
+    rowid.step();
+    const lastInsertRowid = Number(rowid.get()[0] ?? 0);
+    rowid.reset();
+    this.record(sql, params ?? null);
+    return { changes, lastInsertRowid };
+  }
+
+  exec(sql: string): void {
+    this.raw.exec(sql);
+    this.record(sql, null);
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.depth === 0) return this.outer(fn);
+    const name = `sp${this.depth}`;
+    const mark = this.pending.length;
+    this.raw.exec(`SAVEPOINT ${name}`);
+    this.depth++;
+    try {
+      const result = fn();
+      this.depth--;
+      this.raw.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      this.depth--;
+      this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      this.pending.length = mark;
+      throw err;
+    }
+  }
+
+  /** Re-executes journaled statements without journaling them again (start-up replay). */
+  replay(entries: readonly JournalEntry[]): void {
+    const sink = this.sink;
+    this.sink = null;
+    try {
+      this.transaction(() => {
+        for (const [sql, params] of entries) {
+          if (params === null) this.raw.exec(sql);
+          else this.run(sql, params);
+        }
+      });
+    } finally {
+      this.sink = sink;
+    }
+  }
+
+  /** A consistent image of the database. Must not be called inside a transaction. */
+  exportBytes(): Uint8Array {
+    if (this.depth > 0) throw new Error('cannot export inside a transaction');
+    this.clearCache();
+    const bytes = this.raw.export();
+    this.setup(this.raw);
+    return bytes;
+  }
+
+  close(): void {
+    this.clearCache();
+    this.raw.close();
+  }
+
+  private outer<T>(fn: () => T): T {
+    this.raw.exec('BEGIN');
+    this.depth = 1;
+    this.pending = [];
+    let result: T;
+    try {
+      result = fn();
+    } catch (err) {
+      this.depth = 0;
+      this.pending = [];
+      this.raw.exec('ROLLBACK');
+      throw err;
+    }
+    this.depth = 0;
+    this.raw.exec('COMMIT');
+    const entries = this.pending;
+    this.pending = [];
+    if (entries.length > 0) this.sink?.(entries);
+    return result;
+  }
+
+  private recordIfWrite(sql: string, params: Params | undefined): void {
+    if (WRITE_RE.test(sql)) this.record(sql, params ?? null);
+  }
+
+  private record(sql: string, params: Params | null): void {
+    if (this.depth > 0) this.pending.push([sql, params]);
+    else this.sink?.([[sql, params]]);
+  }
+
+  private prepare(sql: string): Statement {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.raw.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  private clearCache(): void {
+    for (const stmt of this.cache.values()) stmt.free();
+    this.cache.clear();
+  }
+}
+
+function bind(stmt: Statement, params: Params | undefined): void {
+  if (!params) return;
+  if (Array.isArray(params)) stmt.bind(params as SqlValue[]);
+  else {
+    const named: Record<string, SqlValue> = {};
+    for (const [k, v] of Object.entries(params)) named[k.startsWith(':') || k.startsWith('$') || k.startsWith('@') ? k : `:${k}`] = v;
+    stmt.bind(named);
+  }
+}
+
+/** Re-applied after every open and every export: sql.js forgets these when it reopens the handle. */
+export function applyDefaultSetup(raw: SqlJsDatabase): void {
+  raw.exec('PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON;');
+}

@@ -1,0 +1,18 @@
+import { rfc3339, rfc3339OrNull } from '../../lib/clock';
+import type { DeviceRow } from './store';
+
+/** Client (device) of the spec; `token` is the masked hint unless the full value is being issued. */
+export function presentDevice(row: DeviceRow, currentDeviceId: number | undefined, fullToken?: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    token: fullToken ?? row.token_hint,
+    lastUsed: rfc3339OrNull(row.last_used),
+    createdAt: rfc3339(row.created_at),
+    status: row.status,
+    platform: row.platform,
+    lastIp: row.last_ip,
+    lastUserAgent: row.last_user_agent,
+    current: row.id === currentDeviceId,
+  };
+}

@@ -1,0 +1,42 @@
+import type { Server } from 'node:http';
+import type { AppContext } from '../context';
+import type { RouteTable } from '../http/routes';
+import type { RetentionRegistry } from '../jobs/retention';
+import type { Job } from '../jobs/scheduler';
+import { apiTokenResolver } from './api-tokens/auth';
+import { channelKeyResolver } from './channel-keys/auth';
+import { deviceRoutes } from './devices/routes';
+import { deviceTokenResolver } from './devices/service';
+import { systemRoutes } from './system/routes';
+import { basicResolver } from './users/service';
+
+/** What a family contributes. Everything is optional; the order of FEATURES is the mount order. */
+export interface Feature {
+  name: string;
+  /** Register token resolvers, bus listeners and retention tasks. Runs before routes are mounted. */
+  init?(ctx: AppContext, hooks: FeatureHooks): void;
+  routes?(ctx: AppContext): RouteTable | RouteTable[];
+  jobs?(ctx: AppContext): Job[];
+  /** Attach to the HTTP server (WebSocket upgrades). */
+  attach?(ctx: AppContext, server: Server): void;
+  /** Close sockets and streams; runs after jobs stop and before the store is flushed. */
+  stop?(ctx: AppContext): void | Promise<void>;
+}
+
+export interface FeatureHooks {
+  retention: RetentionRegistry;
+}
+
+export const FEATURES: readonly Feature[] = [
+  { name: 'system', routes: systemRoutes },
+  {
+    name: 'auth-core',
+    init: (ctx) => {
+      ctx.auth.tokens.set('C', deviceTokenResolver(ctx));
+      ctx.auth.tokens.set('M', apiTokenResolver(ctx));
+      ctx.auth.tokens.set('A', channelKeyResolver(ctx));
+      ctx.auth.basic = basicResolver(ctx);
+    },
+  },
+  { name: 'devices', routes: deviceRoutes },
+];

@@ -1,0 +1,26 @@
+import type { AppContext } from '../../context';
+import { RouteTable } from '../../http/routes';
+import { buildInfo } from '../../lib/version';
+
+/** Spec "Health and info" and "Versioning"; /gotifyinfo answers like /serverinfo (contract). */
+export function systemRoutes(ctx: AppContext): RouteTable {
+  const t = new RouteTable(ctx, 'system');
+  t.get('/health', null, (_req, res) => {
+    let ok = ctx.store.healthy();
+    if (ok) {
+      try {
+        ctx.store.check();
+      } catch (err) {
+        ctx.log.warn('health check: database unusable', { err });
+        ok = false;
+      }
+    }
+    if (!ok) res.status(503);
+    return ok ? { health: 'green', database: 'green' } : { health: 'red', database: 'red' };
+  });
+  t.get('/version', null, () => buildInfo(ctx.config));
+  const serverinfo = () => ({ version: buildInfo(ctx.config).version, register: ctx.config.registration, oidc: false });
+  t.get('/serverinfo', null, serverinfo);
+  t.get('/gotifyinfo', null, serverinfo);
+  return t;
+}

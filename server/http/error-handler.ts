@@ -1,0 +1,43 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../lib/log';
+import { ApiError, errorBody, errors } from './errors';
+
+/** The only writer of error bodies. Unknown errors become a generic 500, logged with context. */
+export function errorHandler(log: Logger, bodyLimit: number): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const apiError = toApiError(err, bodyLimit);
+    if (!apiError) {
+      log.error('unhandled error', { method: req.method, path: req.path, err });
+    }
+    const e = apiError ?? errors.internal();
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+    res.status(e.status).json(errorBody(e));
+  };
+}
+
+function toApiError(err: unknown, bodyLimit: number): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (typeof err === 'object' && err !== null && 'type' in err) {
+    // body-parser's errors carry a `type`; map the client's faults, never expose their text.
+    const type = (err as { type: unknown }).type;
+    if (type === 'entity.parse.failed') return errors.malformedJson();
+    if (type === 'entity.too.large') return errors.payloadTooLarge(bodyLimit);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+      return errors.unsupportedMediaType('unsupported body encoding');
+    if (type === 'request.aborted') return errors.badRequest('request aborted');
+  }
+  if (typeof err === 'object' && err !== null && 'code' in err) {
+    const code = (err as { code: unknown }).code;
+    if (code === 'LIMIT_FILE_SIZE') return errors.payloadTooLarge(bodyLimit);
+    if (typeof code === 'string' && code.startsWith('LIMIT_')) return errors.badRequest('invalid multipart body');
+  }
+  return null;
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(errors.routeNotFound(req.method, req.path));
+};

@@ -1,0 +1,69 @@
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * The one error type of the API. Rendered by error-handler.ts as
+ * `{error, errorCode, errorDescription}` plus `extra` (mfa, reason, methods, ... where the spec says).
+ * `errorCode` mirrors the status unless the spec names a code (`device_limit_exceeded`).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly description: string,
+    readonly code: number | string = status,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = 'ApiError';
+  }
+}
+
+export function errorBody(err: ApiError): Record<string, unknown> {
+  return {
+    error: STATUS_CODES[err.status] ?? 'Error',
+    errorCode: err.code,
+    errorDescription: err.description,
+    ...err.extra,
+  };
+}
+
+/** The catalog: every error the API produces has a name here, so wording and codes stay stable. */
+export const errors = {
+  badRequest: (description: string) => new ApiError(400, description),
+  malformedJson: () => new ApiError(400, 'malformed JSON body'),
+  unauthorized: (description = 'you need to provide a valid access token or user credentials to access this api') =>
+    new ApiError(401, description),
+  invalidToken: () => new ApiError(401, 'invalid or expired token'),
+  wrongTokenKind: () => new ApiError(401, 'this kind of token is not accepted here'),
+  basicNotAccepted: () => new ApiError(401, 'username and password are not accepted on this endpoint; use a token'),
+  secondFactorRequired: (extra: Record<string, unknown> = {}) => new ApiError(401, 'second factor required', 401, extra),
+  invalidCode: () => new ApiError(401, 'invalid code'),
+  paymentRequired: (description: string, extra: Record<string, unknown> = {}) =>
+    new ApiError(402, description, 402, extra),
+  deviceLimitExceeded: () => new ApiError(402, 'device limit of your plan reached', 'device_limit_exceeded'),
+  forbidden: (description = 'you are not allowed to access this api') => new ApiError(403, description),
+  tokenKindForbidden: () => new ApiError(403, 'this kind of token cannot be used for account-level operations'),
+  permissionDenied: (what: string) => new ApiError(403, `token lacks the ${what} permission`),
+  notVerified: () => new ApiError(403, 'email address not verified'),
+  sudoRequired: (methods: string[]) =>
+    new ApiError(403, 'this action needs a recent confirmation (sudo)', 403, { reason: 'sudo_required', methods }),
+  notFound: (what = 'resource') => new ApiError(404, `${what} not found`),
+  routeNotFound: (method: string, path: string) => new ApiError(404, `no route for ${method} ${path}`),
+  conflict: (description: string) => new ApiError(409, description),
+  gone: (description: string) => new ApiError(410, description),
+  payloadTooLarge: (limit: number) => new ApiError(413, `request body larger than ${limit} bytes`),
+  unsupportedMediaType: (description: string) => new ApiError(415, description),
+  tooManyRequests: (description: string, retryAfterSec?: number) =>
+    new ApiError(
+      429,
+      description,
+      429,
+      {},
+      retryAfterSec === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSec))) },
+    ),
+  dailyQuotaExceeded: () => new ApiError(429, 'daily event quota exceeded'),
+  internal: () => new ApiError(500, 'internal server error'),
+  notImplemented: (method: string, path: string) =>
+    new ApiError(501, `${method} ${path} is part of the API but not built in this version of Belfry`),
+  unavailable: (description: string) => new ApiError(503, description),
+} as const;

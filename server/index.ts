@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import { assembleApp } from './app';
+import { type Config, publicUrlOf } from './config';
+import type { AppContext, AuthRegistry } from './context';
+import { migrations } from './db/migrations.generated';
+import { openStore, type Store } from './db/store';
+import { FEATURES, type Feature } from './features/index';
+import { ensureFirstAdmin } from './features/users/service';
+import { coreJobs } from './jobs/index';
+import { RetentionRegistry } from './jobs/retention';
+import { Scheduler } from './jobs/scheduler';
+import { EventBus } from './lib/bus';
+import { type Clock, systemClock } from './lib/clock';
+import { createLogger, type Logger } from './lib/log';
+
+export interface ServerDeps {
+  clock?: Clock;
+  log?: Logger;
+  features?: readonly Feature[];
+  /** Scheduler tick; tests pass a large value and call scheduler.tick() themselves. */
+  schedulerTickMs?: number;
+}
+
+export interface BelfryServer {
+  readonly app: Express;
+  readonly httpServer: Server;
+  readonly ctx: AppContext;
+  readonly store: Store;
+  readonly scheduler: Scheduler;
+  /** `METHOD /path` of every route the families mount. */
+  readonly mounted: ReadonlySet<string>;
+  /** Set on the first start of an empty data dir; the CLI prints the generated password once. */
+  readonly firstRun: { email: string; generatedPassword?: string } | null;
+  start(): Promise<{ url: string; port: number; host: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The server as a library: the Electron main process, `npm run serve` and every test call this.
+ * Importing this module has no side effects; nothing listens until start().
+ */
+export async function createServer(config: Config, deps: ServerDeps = {}): Promise<BelfryServer> {
+  const clock = deps.clock ?? systemClock;
+  const log = deps.log ?? createLogger(config.logLevel);
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = await openStore({
+    dataDir: config.dataDir,
+    log,
+    clock,
+    migrations,
+    ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
+  });
+  let listeningPort = config.port;
+  const auth: AuthRegistry = { tokens: new Map(), basic: null, sudo: null };
+  const ctx: AppContext = {
+    config,
+    clock,
+    log,
+    store,
+    db: store.db,
+    bus: new EventBus(),
+    auth,
+    secret: loadSecret(config.dataDir),
+    publicUrl: () => publicUrlOf(config, listeningPort),
+  };
+  const features = deps.features ?? FEATURES;
+  const retention = new RetentionRegistry();
+  for (const f of features) f.init?.(ctx, { retention });
+  const firstRun = ensureFirstAdmin(ctx);
+  await store.sync();
+
+  const { app, mounted } = assembleApp(ctx, features);
+  const httpServer = createHttpServer(app);
+  for (const f of features) f.attach?.(ctx, httpServer);
+  const scheduler = new Scheduler(ctx, [...coreJobs(retention), ...features.flatMap((f) => f.jobs?.(ctx) ?? [])], deps.schedulerTickMs);
+
+  let stopping: Promise<void> | null = null;
+  return {
+    app,
+    httpServer,
+    ctx,
+    store,
+    scheduler,
+    mounted,
+    firstRun,
+    start: () =>
+      new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(config.port, config.host, () => {
+          httpServer.off('error', reject);
+          const addr = httpServer.address() as AddressInfo;
+          listeningPort = addr.port;
+          scheduler.start();
+          const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+          resolve({ url: `http://${host}:${addr.port}`, port: addr.port, host: addr.address });
+        });
+      }),
+    // Shutdown order (conventions, habit 14): stop accepting → jobs → sockets → in-flight → store flush.
+    stop: () => {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        httpServer.closeIdleConnections();
+        await scheduler.stop();
+        for (const f of features) await f.stop?.(ctx);
+        const force = setTimeout(() => httpServer.closeAllConnections(), 5_000);
+        if (httpServer.listening) await closed;
+        clearTimeout(force);
+        await store.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Per-install secret for HMAC-signed links, kept in the data dir (contract, "Security defaults"). */
+function loadSecret(dataDir: string): Buffer {
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const secret = randomBytes(32);
+  writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export { type Config, loadConfig } from './config';

@@ -1,0 +1,44 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * Domain events published after commit. The live hub, the jobs and the Electron tray subscribe here;
+ * nobody reaches into another family's internals. Families add their events to this map.
+ */
+export interface BusEvents {
+  /** A device token stopped being valid (suspended, revoked, rotated, deleted): close its sockets now. */
+  'device:invalidated': { userId: number; deviceId: number; reason: 'suspended' | 'revoked' | 'rotated' | 'deleted' };
+  /** Every device of a user signed out at once (password reset, admin password change, user deleted). */
+  'user:devices_invalidated': { userId: number; keepDeviceId?: number };
+  /** A channel key or share token stopped being valid: close sockets authenticated by it. */
+  'token:invalidated': { kind: 'app' | 'share'; tokenId: number };
+  'message:created': { message: BusMessage; ownerId: number };
+  'messages:deleted': { userId: number; ids?: number[]; channelIds?: number[] };
+  'channel:status_changed': { appid: number; userIds: number[] };
+  'share:changed': { appid: number; userIds: number[] };
+}
+
+/** The wire Message plus what the hub needs to route it. */
+export interface BusMessage {
+  id: number;
+  appid: number;
+  message: string;
+  title: string;
+  priority: number;
+  date: string;
+  senderName?: string;
+  extras?: Record<string, unknown>;
+}
+
+export class EventBus {
+  private readonly emitter = new EventEmitter();
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+  emit<K extends keyof BusEvents>(name: K, payload: BusEvents[K]): void {
+    this.emitter.emit(name, payload);
+  }
+  on<K extends keyof BusEvents>(name: K, listener: (payload: BusEvents[K]) => void): () => void {
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+}

@@ -1,0 +1,45 @@
+/** Every limit of the spec ("Limits") and the contract, named once and used by schemas and tests alike. */
+export const PRIORITY_MIN = 0;
+export const PRIORITY_MAX = 10;
+export const PAGE_LIMIT_MIN = 1;
+export const PAGE_LIMIT_MAX = 200;
+export const PAGE_LIMIT_DEFAULT = 100;
+export const SEARCH_QUERY_MIN_LENGTH = 2;
+export const PASSWORD_MIN_CHARS = 8;
+export const PASSWORD_MAX_BYTES = 72;
+export const CHANNEL_TAGS_MAX = 10;
+export const CHANNEL_TAG_RE = /^[a-z0-9_-]+$/;
+export const SUDO_WINDOW_MS = 900_000;
+export const MFA_CHALLENGE_TTL_MS = 300_000;
+export const QUESTION_EXTEND_MIN_SEC = 1;
+export const QUESTION_EXTEND_MAX_SEC = 86_400;
+export const SSE_KEEPALIVE_MS = 25_000;
+export const WS_PING_INTERVAL_MS = 30_000;
+export const LOGIN_FAILURES_PER_MINUTE = 10;
+export const RATE_WINDOW_MS = 60_000;
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+export const UPLOAD_LIMIT_BYTES = 2 * 1024 * 1024;
+export const RECOVERY_CODE_COUNT = 10;
+/** lastUsed columns are refreshed at most this often, so reads do not turn into journal writes. */
+export const LAST_USED_RESOLUTION_MS = 30_000;
+
+export type PlanName = 'free' | 'pro' | 'business';
+export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business'];
+
+export interface PlanLimits {
+  devices: number;
+  eventsPerDay: number;
+  statusPages: number;
+  maintenanceWindows: number;
+}
+
+/** Contract defaults; `plans.json` in the data dir may override any field. */
+export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
+  free: { devices: 3, eventsPerDay: 1_000, statusPages: 1, maintenanceWindows: 1 },
+  pro: { devices: 10, eventsPerDay: 50_000, statusPages: 5, maintenanceWindows: 10 },
+  business: { devices: 100, eventsPerDay: 1_000_000, statusPages: 50, maintenanceWindows: 100 },
+};
+
+export function planRank(plan: PlanName): number {
+  return PLAN_NAMES.indexOf(plan);
+}
