@@ -4,8 +4,8 @@
  * accepting, finish in-flight requests, flush the store and exit 0.
  */
 import { ConfigError, loadConfig } from './config';
-import { CorruptDatabaseError } from './db/store';
 import { NewerDatabaseError } from './db/migrate';
+import { CorruptDatabaseError } from './db/store';
 import { createServer } from './index';
 
 async function main(): Promise<void> {
@@ -38,10 +38,16 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof CorruptDatabaseError || err instanceof NewerDatabaseError) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof CorruptDatabaseError ||
+    err instanceof NewerDatabaseError
+  ) {
     process.stderr.write(`belfry: ${err.message}\n`);
   } else {
-    process.stderr.write(`belfry: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `belfry: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
   }
   process.exit(1);
 });

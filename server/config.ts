@@ -2,15 +2,21 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_PLANS, JSON_BODY_LIMIT_BYTES, PLAN_NAMES, type PlanLimits, type PlanName } from './lib/limits';
+import {
+  DEFAULT_PLANS,
+  JSON_BODY_LIMIT_BYTES,
+  PLAN_NAMES,
+  type PlanLimits,
+  type PlanName,
+} from './lib/limits';
 
 /**
  * One schema for every setting: defaults → BELFRY_* environment → command-line flags
  * (contract.md, "Starting"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
  */
-const boolish = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])]).transform((v) =>
-  typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v),
-);
+const boolish = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
+  .transform((v) => (typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v)));
 
 const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -90,7 +96,12 @@ export function parseFlags(argv: readonly string[]): Partial<Record<keyof Config
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
     const key = FLAGS[name];
-    if (!key) throw new ConfigError(`unknown flag --${name} (known: ${Object.keys(FLAGS).map((f) => `--${f}`).join(', ')})`);
+    if (!key)
+      throw new ConfigError(
+        `unknown flag --${name} (known: ${Object.keys(FLAGS)
+          .map((f) => `--${f}`)
+          .join(', ')})`,
+      );
     let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[i + 1];
     if (eq < 0) {
       if (value === undefined || value.startsWith('--')) {
@@ -124,7 +135,7 @@ export function loadConfig(
 }
 
 const planOverrideSchema = z
-  .record(
+  .partialRecord(
     z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]),
     z
       .object({
@@ -149,7 +160,10 @@ export function loadPlans(dataDir: string): Record<PlanName, PlanLimits> {
     throw new ConfigError(`${file}: not valid JSON (${(err as Error).message})`);
   }
   const parsed = planOverrideSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   for (const [name, over] of Object.entries(parsed.data ?? {})) Object.assign(plans[name as PlanName], over);
   return plans;
 }

@@ -77,7 +77,11 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   const { app, mounted } = assembleApp(ctx, features);
   const httpServer = createHttpServer(app);
   for (const f of features) f.attach?.(ctx, httpServer);
-  const scheduler = new Scheduler(ctx, [...coreJobs(retention), ...features.flatMap((f) => f.jobs?.(ctx) ?? [])], deps.schedulerTickMs);
+  const scheduler = new Scheduler(
+    ctx,
+    [...coreJobs(retention), ...features.flatMap((f) => f.jobs?.(ctx) ?? [])],
+    deps.schedulerTickMs,
+  );
 
   let stopping: Promise<void> | null = null;
   return {

@@ -203,7 +203,8 @@ function bind(stmt: Statement, params: Params | undefined): void {
   if (Array.isArray(params)) stmt.bind(params as SqlValue[]);
   else {
     const named: Record<string, SqlValue> = {};
-    for (const [k, v] of Object.entries(params)) named[k.startsWith(':') || k.startsWith('$') || k.startsWith('@') ? k : `:${k}`] = v;
+    for (const [k, v] of Object.entries(params))
+      named[k.startsWith(':') || k.startsWith('$') || k.startsWith('@') ? k : `:${k}`] = v;
     stmt.bind(named);
   }
 }

@@ -50,7 +50,8 @@ export function readCredential(req: Request): Credential | null {
     if (/^basic$/i.test(scheme ?? '') && value) {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon > 0) return { transport: 'basic', email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+      if (colon > 0)
+        return { transport: 'basic', email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
     }
     return { transport: 'malformed-authorization' };
   }
@@ -85,7 +86,11 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
 }
 
 export function requestMeta(req: Request): RequestMeta {
-  return { ip: req.ip ?? req.socket.remoteAddress ?? '', userAgent: req.get('user-agent') ?? '', path: req.path };
+  return {
+    ip: req.ip ?? req.socket.remoteAddress ?? '',
+    userAgent: req.get('user-agent') ?? '',
+    path: req.path,
+  };
 }
 
 const PREFIX_KIND: Record<string, PrincipalKind> = { C: 'device', M: 'api', A: 'app', S: 'share' };
@@ -163,7 +168,8 @@ export async function authenticate(ctx: AppContext, req: Request, rule: AuthRule
   if (!cred) throw errors.unauthorized();
   const meta = requestMeta(req);
   let principal: Principal;
-  if (cred.transport === 'malformed-authorization') throw errors.unauthorized('malformed Authorization header');
+  if (cred.transport === 'malformed-authorization')
+    throw errors.unauthorized('malformed Authorization header');
   if (cred.transport === 'basic') {
     if (!rule.kinds.includes('basic')) throw errors.basicNotAccepted();
     if (!ctx.auth.basic) throw errors.unauthorized();
@@ -182,7 +188,8 @@ export async function authenticate(ctx: AppContext, req: Request, rule: AuthRule
   checkAccess(principal, rule);
   if (rule.admin && !principal.admin) throw errors.forbidden('administrators only');
   if (rule.sudo) {
-    if (principal.kind !== 'device') throw errors.forbidden('only a device session can confirm sensitive actions');
+    if (principal.kind !== 'device')
+      throw errors.forbidden('only a device session can confirm sensitive actions');
     if (!ctx.auth.sudo) throw new ApiError(501, 'sudo is not available in this build');
     ctx.auth.sudo(principal);
   }

@@ -21,7 +21,9 @@ export function durableResponses(store: StoreHandle, log: Logger): RequestHandle
             res.destroy();
             return;
           }
-          const body = JSON.stringify(errorBody(errors.unavailable('the database could not save this change')));
+          const body = JSON.stringify(
+            errorBody(errors.unavailable('the database could not save this change')),
+          );
           res.statusCode = 503;
           res.removeHeader('ETag');
           res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -33,7 +33,8 @@ function toApiError(err: unknown, bodyLimit: number): ApiError | null {
   if (typeof err === 'object' && err !== null && 'code' in err) {
     const code = (err as { code: unknown }).code;
     if (code === 'LIMIT_FILE_SIZE') return errors.payloadTooLarge(bodyLimit);
-    if (typeof code === 'string' && code.startsWith('LIMIT_')) return errors.badRequest('invalid multipart body');
+    if (typeof code === 'string' && code.startsWith('LIMIT_'))
+      return errors.badRequest('invalid multipart body');
   }
   return null;
 }

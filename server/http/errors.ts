@@ -31,22 +31,29 @@ export function errorBody(err: ApiError): Record<string, unknown> {
 export const errors = {
   badRequest: (description: string) => new ApiError(400, description),
   malformedJson: () => new ApiError(400, 'malformed JSON body'),
-  unauthorized: (description = 'you need to provide a valid access token or user credentials to access this api') =>
-    new ApiError(401, description),
+  unauthorized: (
+    description = 'you need to provide a valid access token or user credentials to access this api',
+  ) => new ApiError(401, description),
   invalidToken: () => new ApiError(401, 'invalid or expired token'),
   wrongTokenKind: () => new ApiError(401, 'this kind of token is not accepted here'),
-  basicNotAccepted: () => new ApiError(401, 'username and password are not accepted on this endpoint; use a token'),
-  secondFactorRequired: (extra: Record<string, unknown> = {}) => new ApiError(401, 'second factor required', 401, extra),
+  basicNotAccepted: () =>
+    new ApiError(401, 'username and password are not accepted on this endpoint; use a token'),
+  secondFactorRequired: (extra: Record<string, unknown> = {}) =>
+    new ApiError(401, 'second factor required', 401, extra),
   invalidCode: () => new ApiError(401, 'invalid code'),
   paymentRequired: (description: string, extra: Record<string, unknown> = {}) =>
     new ApiError(402, description, 402, extra),
   deviceLimitExceeded: () => new ApiError(402, 'device limit of your plan reached', 'device_limit_exceeded'),
   forbidden: (description = 'you are not allowed to access this api') => new ApiError(403, description),
-  tokenKindForbidden: () => new ApiError(403, 'this kind of token cannot be used for account-level operations'),
+  tokenKindForbidden: () =>
+    new ApiError(403, 'this kind of token cannot be used for account-level operations'),
   permissionDenied: (what: string) => new ApiError(403, `token lacks the ${what} permission`),
   notVerified: () => new ApiError(403, 'email address not verified'),
   sudoRequired: (methods: string[]) =>
-    new ApiError(403, 'this action needs a recent confirmation (sudo)', 403, { reason: 'sudo_required', methods }),
+    new ApiError(403, 'this action needs a recent confirmation (sudo)', 403, {
+      reason: 'sudo_required',
+      methods,
+    }),
   notFound: (what = 'resource') => new ApiError(404, `${what} not found`),
   routeNotFound: (method: string, path: string) => new ApiError(404, `no route for ${method} ${path}`),
   conflict: (description: string) => new ApiError(409, description),

@@ -36,7 +36,13 @@ export class RouteTable {
     return this.add('delete', path, auth, handler, before);
   }
 
-  private add(method: Method, path: string, auth: AuthRule | null, handler: Handler, before: RequestHandler[]): this {
+  private add(
+    method: Method,
+    path: string,
+    auth: AuthRule | null,
+    handler: Handler,
+    before: RequestHandler[],
+  ): this {
     this.routes.push({ method: method.toUpperCase(), path });
     const chain: RequestHandler[] = [];
     if (auth) chain.push(requireAuth(this.ctx, auth));

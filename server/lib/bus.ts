@@ -6,7 +6,11 @@ import { EventEmitter } from 'node:events';
  */
 export interface BusEvents {
   /** A device token stopped being valid (suspended, revoked, rotated, deleted): close its sockets now. */
-  'device:invalidated': { userId: number; deviceId: number; reason: 'suspended' | 'revoked' | 'rotated' | 'deleted' };
+  'device:invalidated': {
+    userId: number;
+    deviceId: number;
+    reason: 'suspended' | 'revoked' | 'rotated' | 'deleted';
+  };
   /** Every device of a user signed out at once (password reset, admin password change, user deleted). */
   'user:devices_invalidated': { userId: number; keepDeviceId?: number };
   /** A channel key or share token stopped being valid: close sockets authenticated by it. */

@@ -38,7 +38,9 @@ export function memoryLogger(): Logger & { lines: string[] } {
 
 function safeJson(v: unknown): string {
   try {
-    return JSON.stringify(v, (_k, val) => (val instanceof Error ? { message: val.message, stack: val.stack } : val));
+    return JSON.stringify(v, (_k, val) =>
+      val instanceof Error ? { message: val.message, stack: val.stack } : val,
+    );
   } catch {
     return '[unserialisable]';
   }

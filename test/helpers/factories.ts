@@ -30,7 +30,10 @@ export async function deviceToken(
   who: { email: string; password: string } = t.admin,
   name = 'test device',
 ): Promise<{ id: number; token: string }> {
-  const res = await t.request<{ id: number; token: string }>('POST', '/client', { basic: who, json: { name } });
+  const res = await t.request<{ id: number; token: string }>('POST', '/client', {
+    basic: who,
+    json: { name },
+  });
   if (res.status !== 200) throw new Error(`deviceToken: POST /client answered ${res.status} ${res.text}`);
   return { id: res.body.id, token: res.body.token };
 }

@@ -32,7 +32,8 @@ export interface FakeHttp {
 
 export async function startFakeHttp(): Promise<FakeHttp> {
   const requests: RecordedRequest[] = [];
-  const routes: { method: string; prefix: string; reply: FakeReply | ((r: RecordedRequest) => FakeReply) }[] = [];
+  const routes: { method: string; prefix: string; reply: FakeReply | ((r: RecordedRequest) => FakeReply) }[] =
+    [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -48,10 +49,17 @@ export async function startFakeHttp(): Promise<FakeHttp> {
       };
       requests.push(rec);
       for (const w of waiters.filter((w) => requests.length >= w.count)) w.resolve();
-      const route = routes.find((r) => (r.method === '*' || r.method === rec.method) && rec.path.startsWith(r.prefix));
+      const route = routes.find(
+        (r) => (r.method === '*' || r.method === rec.method) && rec.path.startsWith(r.prefix),
+      );
       const reply = route ? (typeof route.reply === 'function' ? route.reply(rec) : route.reply) : {};
       const send = () => {
-        const payload = reply.body === undefined ? '{}' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+        const payload =
+          reply.body === undefined
+            ? '{}'
+            : typeof reply.body === 'string'
+              ? reply.body
+              : JSON.stringify(reply.body);
         res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
         res.end(payload);
       };
@@ -68,7 +76,10 @@ export async function startFakeHttp(): Promise<FakeHttp> {
     waitFor: (count, timeoutMs = 5_000) =>
       new Promise((resolve, reject) => {
         if (requests.length >= count) return resolve(requests);
-        const timer = setTimeout(() => reject(new Error(`fake-http: ${requests.length}/${count} requests`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`fake-http: ${requests.length}/${count} requests`)),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: () => {

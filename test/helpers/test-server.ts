@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ConfigInput, loadConfig } from '../../server/config';
+import type { Feature } from '../../server/features/index';
+import { FEATURES } from '../../server/features/index';
 import { type BelfryServer, createServer } from '../../server/index';
 import { ManualClock } from '../../server/lib/clock';
 import { memoryLogger } from '../../server/lib/log';
@@ -40,7 +42,12 @@ export interface TestServer {
 
 /** Starts the real createServer on 127.0.0.1:0 with a temp data dir and a ManualClock. */
 export async function startTestServer(
-  opts: { config?: Partial<ConfigInput>; clock?: ManualClock; dataDir?: string } = {},
+  opts: {
+    config?: Partial<ConfigInput>;
+    clock?: ManualClock;
+    dataDir?: string;
+    extraFeatures?: Feature[];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'belfry-test-'));
   const clock = opts.clock ?? new ManualClock();
@@ -58,7 +65,13 @@ export async function startTestServer(
     },
   });
   const log = memoryLogger();
-  const server = await createServer(config, { clock, log, schedulerTickMs: 3_600_000 });
+  const features = opts.extraFeatures ? [...FEATURES, ...opts.extraFeatures] : undefined;
+  const server = await createServer(config, {
+    clock,
+    log,
+    schedulerTickMs: 3_600_000,
+    ...(features ? { features } : {}),
+  });
   const { url } = await server.start();
   let closed = false;
   return {
@@ -121,7 +134,7 @@ export async function request<T = any>(
     body = new URLSearchParams(opts.form).toString();
     headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
   }
-  const res = await fetch(url, { method, headers, body });
+  const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

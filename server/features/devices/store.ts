@@ -16,7 +16,16 @@ export interface DeviceRow {
 
 export function insertDevice(
   db: Db,
-  d: { userId: number; name: string; digest: string; hint: string; platform: string; ip: string; userAgent: string; now: number },
+  d: {
+    userId: number;
+    name: string;
+    digest: string;
+    hint: string;
+    platform: string;
+    ip: string;
+    userAgent: string;
+    now: number;
+  },
 ): number {
   return db.run(
     `INSERT INTO devices (user_id, name, token_digest, token_hint, platform, last_ip, last_user_agent, last_used, created_at)
@@ -38,9 +47,17 @@ export function listDevices(db: Db, userId: number): DeviceRow[] {
 }
 
 export function countActiveDevices(db: Db, userId: number): number {
-  return db.first<{ n: number }>("SELECT count(*) AS n FROM devices WHERE user_id = ? AND status = 'active'", [userId])!.n;
+  return db.first<{ n: number }>(
+    "SELECT count(*) AS n FROM devices WHERE user_id = ? AND status = 'active'",
+    [userId],
+  )!.n;
 }
 
 export function touchDevice(db: Db, id: number, now: number, ip: string, userAgent: string): void {
-  db.run('UPDATE devices SET last_used = ?, last_ip = ?, last_user_agent = ? WHERE id = ?', [now, ip, userAgent, id]);
+  db.run('UPDATE devices SET last_used = ?, last_ip = ?, last_user_agent = ? WHERE id = ?', [
+    now,
+    ip,
+    userAgent,
+    id,
+  ]);
 }

@@ -19,7 +19,11 @@ export function systemRoutes(ctx: AppContext): RouteTable {
     return ok ? { health: 'green', database: 'green' } : { health: 'red', database: 'red' };
   });
   t.get('/version', null, () => buildInfo(ctx.config));
-  const serverinfo = () => ({ version: buildInfo(ctx.config).version, register: ctx.config.registration, oidc: false });
+  const serverinfo = () => ({
+    version: buildInfo(ctx.config).version,
+    register: ctx.config.registration,
+    oidc: false,
+  });
   t.get('/serverinfo', null, serverinfo);
   t.get('/gotifyinfo', null, serverinfo);
   return t;

@@ -13,7 +13,11 @@ export function hashPassword(ctx: AppContext, password: string): string {
 // Compared against when the email is unknown, so a wrong address costs the same time as a wrong password.
 let dummyHash: string | null = null;
 
-export async function checkPassword(ctx: AppContext, user: UserRow | undefined, password: string): Promise<boolean> {
+export async function checkPassword(
+  ctx: AppContext,
+  user: UserRow | undefined,
+  password: string,
+): Promise<boolean> {
   if (!user) {
     dummyHash ??= bcrypt.hashSync('not-a-real-password', ctx.config.bcryptRounds);
     await bcrypt.compare(password, dummyHash);

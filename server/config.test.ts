@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultDataDir, loadConfig, parseFlags, publicUrlOf } from './config';
+
+describe('config', () => {
+  it('has the contract defaults', () => {
+    const c = loadConfig({ env: { HOME: '/home/u' } });
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(7878);
+    expect(c.registration).toBe(false);
+    expect(c.mailFrom).toBe('belfry@localhost');
+    expect(c.allowedOrigins).toEqual([]);
+    expect(c.plans.free).toEqual({ devices: 3, eventsPerDay: 1000, statusPages: 1, maintenanceWindows: 1 });
+  });
+
+  it('uses XDG_DATA_HOME for the data dir', () => {
+    expect(defaultDataDir({ XDG_DATA_HOME: '/x' })).toBe('/x/belfry');
+  });
+
+  it('lets flags override BELFRY_* variables', () => {
+    const c = loadConfig({
+      env: {
+        BELFRY_PORT: '9000',
+        BELFRY_HOST: '0.0.0.0',
+        BELFRY_REGISTRATION: 'true',
+        BELFRY_ALLOWED_ORIGINS: 'http://a, http://b',
+      },
+      argv: ['--port', '0', '--data-dir=/tmp/d'],
+    });
+    expect(c.port).toBe(0);
+    expect(c.host).toBe('0.0.0.0');
+    expect(c.dataDir).toBe('/tmp/d');
+    expect(c.registration).toBe(true);
+    expect(c.allowedOrigins).toEqual(['http://a', 'http://b']);
+  });
+
+  it('rejects unknown flags and bad values with a readable message', () => {
+    expect(() => parseFlags(['--nope', '1'])).toThrow(ConfigError);
+    expect(() => loadConfig({ env: {}, argv: ['--port', 'abc'] })).toThrow(/port/);
+    expect(() => loadConfig({ env: {}, argv: ['--port'] })).toThrow(/needs a value/);
+  });
+
+  it('reads plan overrides from plans.json in the data dir', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'belfry-cfg-'));
+    writeFileSync(join(dir, 'plans.json'), JSON.stringify({ free: { devices: 5 } }));
+    const c = loadConfig({ env: {}, argv: ['--data-dir', dir] });
+    expect(c.plans.free.devices).toBe(5);
+    expect(c.plans.free.eventsPerDay).toBe(1000);
+    writeFileSync(join(dir, 'plans.json'), JSON.stringify({ gold: {} }));
+    expect(() => loadConfig({ env: {}, argv: ['--data-dir', dir] })).toThrow(ConfigError);
+  });
+
+  it('builds the public URL from the listening address unless one is set', () => {
+    const c = loadConfig({ env: {}, argv: ['--host', '0.0.0.0'] });
+    expect(publicUrlOf(c, 1234)).toBe('http://127.0.0.1:1234');
+    const d = loadConfig({ env: { BELFRY_PUBLIC_URL: 'https://bell.example.com/' } });
+    expect(publicUrlOf(d, 1)).toBe('https://bell.example.com');
+  });
+});
