@@ -5,6 +5,7 @@ import { durableResponses } from './http/durable';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { notImplementedRouter } from './http/not-implemented';
 import type { RouteTable } from './http/routes';
+import { staticRenderer } from './http/static';
 
 export interface AssembledApp {
   app: Express;
@@ -51,6 +52,8 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   }
   for (const t of tables) app.use(t.router);
   const mounted = new Set(tables.flatMap((t) => t.routes.map((r) => `${r.method} ${r.path}`)));
+  // The web UI (dist/renderer) after every family route, before the 501s: API paths never fall back.
+  app.use(staticRenderer());
   app.use(notImplementedRouter(mounted));
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.log, limit));

@@ -1,0 +1,197 @@
+import type { NetworkInterfaceInfo } from 'node:os';
+import type { FetchLike } from './desktop-session';
+import type { BrowserWindowInstance, ElectronApi, KeyValueStore } from './electron-api';
+import { IPC } from './ipc/channels';
+import { type IpcHandlers, registerIpc } from './ipc/register';
+import { DesktopNotifier } from './notifier';
+import { hardenSession, hardenWebContents } from './security';
+import { type HostedServer, hostServer, type ServerFactory, windowUrl } from './server-host';
+import { type DesktopSettings, DesktopSettingsStore, lanUrls, parseSettingsPatch } from './settings';
+import { PAUSE_MS, TrayController } from './tray';
+import { isTrustedSender } from './trusted-sender';
+import { isSafeExternalUrl } from './trusted-url';
+import { createMainWindow, showWindow } from './window';
+
+export interface DesktopDeps {
+  electron: ElectronApi;
+  factory: ServerFactory;
+  store: KeyValueStore<DesktopSettings>;
+  paths: { preload: string; icon: string; trayIcon: string };
+  env: NodeJS.ProcessEnv;
+  networkInterfaces: () => NodeJS.Dict<NetworkInterfaceInfo[]>;
+  fetch: FetchLike;
+  now: () => number;
+  log: (msg: string, err?: unknown) => void;
+}
+
+export interface DesktopHandle {
+  hosted(): HostedServer;
+  window(): BrowserWindowInstance | null;
+  notifier: DesktopNotifier;
+  tray: TrayController;
+  /** Ordered shutdown: IPC and tray → server (jobs → sockets → store flush). */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The desktop app: single instance, the server hosted in-process, one locked-down window, a tray with
+ * the unread count, native notifications, settings, sleep/wake forwarding, ordered shutdown. Electron
+ * and electron-store are injected, so the unit tests drive all of it with a stand-in.
+ */
+export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> {
+  const {
+    app,
+    BrowserWindow,
+    Tray,
+    Menu,
+    Notification,
+    ipcMain,
+    shell,
+    powerMonitor,
+    nativeImage,
+    session,
+    dialog,
+  } = d.electron;
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return null;
+  }
+  let win: BrowserWindowInstance | null = null;
+  let quitting = false;
+  let shutdownDone = false;
+  app.on('second-instance', () => showWindow(win));
+  app.on('activate', () => showWindow(win));
+  app.on('window-all-closed', () => {}); // stays in the tray
+  await app.whenReady();
+  app.setAppUserModelId?.('app.belfry.desktop');
+  Menu.setApplicationMenu(null);
+
+  const settingsStore = new DesktopSettingsStore(d.store, app);
+  let settings = settingsStore.read();
+  settingsStore.applyLoginItem(settings);
+  const host = () =>
+    hostServer(d.factory, { userData: app.getPath('userData'), settings, env: d.env, log: (m) => d.log(m) });
+  let hosted = await host();
+  let origin = windowUrl(hosted.port);
+  const currentLanUrls = () => (settings.lanAccess ? lanUrls(d.networkInterfaces(), hosted.port) : []);
+
+  hardenSession(session.defaultSession, () => origin);
+  app.on('web-contents-created', (_e, contents) => hardenWebContents(contents, () => origin, shell));
+
+  const notifier = new DesktopNotifier({
+    baseUrl: () => origin,
+    fetch: d.fetch,
+    now: d.now,
+    Notification,
+    nativeImage,
+    onOpenMessage: (m) => {
+      showWindow(win);
+      win?.webContents.send(IPC.openMessage, { id: m.id, appid: m.appid });
+    },
+    onState: (s) => tray?.update({ unread: s.unread, pausedUntil: s.pausedUntil }),
+    log: d.log,
+  });
+  const tray: TrayController = new TrayController(
+    Tray,
+    Menu,
+    nativeImage.createFromPath(d.paths.trayIcon),
+    {
+      open: () => showWindow(win),
+      pause: () => notifier.pause(PAUSE_MS),
+      resume: () => notifier.resume(),
+      quit: () => app.quit(),
+    },
+    d.now,
+  );
+  tray.update({ lanUrl: currentLanUrls()[0] ?? null });
+
+  let unsubscribe: (() => void)[] = [];
+  const attach = (h: HostedServer) => {
+    unsubscribe = [
+      h.server.ctx.bus.on('message:created', ({ message }) => void notifier.onMessage(message)),
+      h.server.ctx.bus.on('messages:deleted', () => notifier.scheduleRecount()),
+    ];
+    const first = h.server.firstRun;
+    if (first?.generatedPassword)
+      void dialog.showMessageBox({
+        type: 'info',
+        title: 'Belfry: your administrator account',
+        message: `Sign in as ${first.email}`,
+        detail: `Password: ${first.generatedPassword}\n\nIt is shown only this once; change it in Account after signing in.`,
+      });
+  };
+  attach(hosted);
+
+  // After a wake the server's jobs re-read their due times instead of firing a burst of stale alerts.
+  powerMonitor.on('resume', () => {
+    hosted.server.scheduler.replan();
+    void notifier.refresh();
+  });
+
+  win = createMainWindow(BrowserWindow, {
+    url: origin,
+    preloadPath: d.paths.preload,
+    iconPath: d.paths.icon,
+    isQuitting: () => quitting,
+  });
+
+  const restartServer = async () => {
+    for (const u of unsubscribe) u();
+    await hosted.server.stop();
+    hosted = await host();
+    origin = windowUrl(hosted.port);
+    attach(hosted);
+    tray.update({ lanUrl: currentLanUrls()[0] ?? null });
+    await win?.loadURL(origin);
+  };
+
+  const handlers: IpcHandlers = {
+    [IPC.setSession]: (token) => notifier.setSession(token ?? null),
+    [IPC.unreadChanged]: () => notifier.scheduleRecount(),
+    [IPC.openExternal]: async (url) => {
+      if (typeof url !== 'string' || !isSafeExternalUrl(url)) return false;
+      await shell.openExternal(url);
+      return true;
+    },
+    [IPC.getSettings]: () => ({ settings, lanUrls: currentLanUrls(), url: origin }),
+    [IPC.setSettings]: async (patch) => {
+      const result = settingsStore.write(parseSettingsPatch(patch));
+      settings = result.settings;
+      if (result.restartNeeded)
+        setTimeout(() => void restartServer().catch((e) => d.log('restart failed', e)), 50);
+      return { settings, restarting: result.restartNeeded };
+    },
+  };
+  const disposeIpc = registerIpc(
+    ipcMain,
+    handlers,
+    (event) => isTrustedSender(event, origin, new Set(win && !win.isDestroyed() ? [win.webContents.id] : [])),
+    (channel) => d.log(`ipc: refused ${channel} from an untrusted sender`),
+  );
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = () => {
+    stopping ??= (async () => {
+      quitting = true;
+      for (const u of unsubscribe) u();
+      notifier.dispose();
+      disposeIpc();
+      tray.destroy();
+      await hosted.server.stop(); // jobs → sockets → store flush (server/index.ts)
+    })();
+    return stopping;
+  };
+  app.on('before-quit', (event) => {
+    if (shutdownDone) return;
+    event.preventDefault();
+    quitting = true;
+    void shutdown()
+      .catch((err) => d.log('shutdown failed', err))
+      .finally(() => {
+        shutdownDone = true;
+        app.exit(0);
+      });
+  });
+
+  return { hosted: () => hosted, window: () => win, notifier, tray, shutdown };
+}

@@ -1,0 +1,45 @@
+/**
+ * Electron entry (dist/electron/main.js). The only module that loads the real `electron` and
+ * `electron-store`: by a variable name, so TypeScript never needs their types and a machine without
+ * the Electron binary still type-checks and tests everything else.
+ */
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../server/config';
+import { createServer } from '../server/index';
+import { runDesktop } from './desktop';
+import type { FetchLike } from './desktop-session';
+import type { ElectronApi, KeyValueStore } from './electron-api';
+import { DEFAULT_SETTINGS, type DesktopSettings } from './settings';
+
+type StoreCtor = new (opts: { name: string; defaults: DesktopSettings }) => KeyValueStore<DesktopSettings>;
+
+async function main(): Promise<void> {
+  const electronName = 'electron';
+  const storeName = 'electron-store';
+  const electronModule = (await import(electronName)) as { default?: ElectronApi } & ElectronApi;
+  const electron = electronModule.default ?? electronModule;
+  const Store = ((await import(storeName)) as { default: StoreCtor }).default;
+  const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+  const handle = await runDesktop({
+    electron,
+    factory: { createServer, loadConfig },
+    store: new Store({ name: 'settings', defaults: DEFAULT_SETTINGS }),
+    paths: {
+      preload: here('./preload.cjs'),
+      icon: here('../../build/icons/512x512.png'),
+      trayIcon: here('../../build/tray.png'),
+    },
+    env: process.env,
+    networkInterfaces,
+    fetch: fetch as unknown as FetchLike,
+    now: () => Date.now(),
+    log: (msg, err) => console.error(`belfry: ${msg}`, err ?? ''),
+  });
+  if (handle) console.log(`Belfry listening on ${handle.hosted().url}`);
+}
+
+main().catch((err: unknown) => {
+  console.error('belfry: the desktop app failed to start:', err);
+  process.exit(1);
+});
