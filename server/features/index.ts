@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
+import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
 import { channelKeyResolver } from './channel-keys/auth';
 import { deviceRoutes } from './devices/routes';
@@ -39,4 +40,5 @@ export const FEATURES: readonly Feature[] = [
     },
   },
   { name: 'devices', routes: deviceRoutes },
+  realtimeFeature(),
 ];

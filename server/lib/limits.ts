@@ -15,6 +15,14 @@ export const QUESTION_EXTEND_MIN_SEC = 1;
 export const QUESTION_EXTEND_MAX_SEC = 86_400;
 export const SSE_KEEPALIVE_MS = 25_000;
 export const WS_PING_INTERVAL_MS = 30_000;
+/** A socket with more unsent bytes than this is cut off (close 1013) instead of buffering without bound. */
+export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Clients send nothing on /ws; a larger incoming frame closes the socket (1009). */
+export const WS_MAX_INCOMING_BYTES = 4096;
+/** After sending a close frame, a socket that has not closed within this is destroyed. */
+export const WS_CLOSE_GRACE_MS = 2_000;
+/** An SSE stream with more unsent bytes than this is ended (it only carries small change signals). */
+export const SSE_MAX_BUFFERED_BYTES = 256 * 1024;
 export const LOGIN_FAILURES_PER_MINUTE = 10;
 export const RATE_WINDOW_MS = 60_000;
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;

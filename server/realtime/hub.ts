@@ -1,0 +1,404 @@
+import type { ServerResponse } from 'node:http';
+import { WebSocket } from 'ws';
+import type { AppContext, RequestMeta } from '../context';
+import { type Principal, resolveToken } from '../http/auth';
+import { ApiError } from '../http/errors';
+import type { BusMessage } from '../lib/bus';
+import {
+  SSE_KEEPALIVE_MS,
+  SSE_MAX_BUFFERED_BYTES,
+  WS_CLOSE_GRACE_MS,
+  WS_MAX_BUFFERED_BYTES,
+  WS_PING_INTERVAL_MS,
+} from '../lib/limits';
+import { type Audience, sqlAudience } from './audience';
+import { type FrameShape, messageFrame, SSE_KEEPALIVE_FRAME, sseEvent } from './frames';
+
+/** WebSocket close codes Belfry sends (docs/api.md, "Live streams"). */
+export const CLOSE = {
+  /** The server is stopping. */
+  GOING_AWAY: 1001,
+  /** More than WS_MAX_BUFFERED_BYTES unsent: reconnect and page GET /message for what was missed. */
+  SLOW_CONSUMER: 1013,
+  /** The token stopped being valid: device suspended, revoked, rotated or deleted; key revoked or rotated. */
+  CREDENTIAL_INVALID: 4401,
+} as const;
+
+/** What a live connection was authenticated with; the token is kept to re-check it on each ping round. */
+export interface LiveAuth {
+  principal: Principal;
+  token: string;
+  meta: RequestMeta;
+}
+
+export interface LiveSocket extends LiveAuth {
+  readonly ws: WebSocket;
+  readonly shape: FrameShape;
+  /** Answered the last ping (or sent anything) since the previous round. */
+  alive: boolean;
+  closing: boolean;
+  killTimer?: NodeJS.Timeout;
+}
+
+export interface LiveStream extends LiveAuth {
+  readonly res: ServerResponse;
+}
+
+export interface HubOptions {
+  pingIntervalMs: number;
+  keepaliveMs: number;
+  maxBufferedBytes: number;
+  sseMaxBufferedBytes: number;
+  closeGraceMs: number;
+  audience?: Audience;
+}
+
+export const DEFAULT_HUB_OPTIONS: HubOptions = {
+  pingIntervalMs: WS_PING_INTERVAL_MS,
+  keepaliveMs: SSE_KEEPALIVE_MS,
+  maxBufferedBytes: WS_MAX_BUFFERED_BYTES,
+  sseMaxBufferedBytes: SSE_MAX_BUFFERED_BYTES,
+  closeGraceMs: WS_CLOSE_GRACE_MS,
+};
+
+/**
+ * The live hub (architecture.md, "Live delivery"): maps each bus event to the sockets and streams that
+ * may see it, serialises once per audience shape, and sends. Device sockets are indexed by user,
+ * channel-key and share-token sockets by channel, SSE streams by user.
+ */
+export class LiveHub {
+  private readonly deviceSockets = new Map<number, Set<LiveSocket>>();
+  private readonly keySockets = new Map<number, Set<LiveSocket>>();
+  private readonly streams = new Map<number, Set<LiveStream>>();
+  private readonly audience: Audience;
+  private readonly opts: HubOptions;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private keepaliveTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void)[] = [];
+  /** Deliveries waiting for the journal fsync that covers their message, in commit order. */
+  private deliveryChain: Promise<void> = Promise.resolve();
+  private waiting = 0;
+  stopping = false;
+  readonly counters = { delivered: 0, slowConsumers: 0, deadPeers: 0, revoked: 0 };
+
+  constructor(
+    private readonly ctx: AppContext,
+    opts: Partial<HubOptions> = {},
+  ) {
+    this.opts = { ...DEFAULT_HUB_OPTIONS, ...opts };
+    this.audience = this.opts.audience ?? sqlAudience(ctx.db);
+  }
+
+  /** Subscribes to the bus. Runs in the feature's init, before any request. */
+  subscribe(): void {
+    const bus = this.ctx.bus;
+    this.unsubscribe.push(
+      bus.on('message:created', ({ message, ownerId }) => this.publishMessage(message, ownerId)),
+      bus.on('device:invalidated', ({ userId, deviceId }) =>
+        this.closeDevices(userId, (id) => id === deviceId),
+      ),
+      bus.on('user:devices_invalidated', ({ userId, keepDeviceId }) =>
+        this.closeDevices(userId, (id) => id !== keepDeviceId),
+      ),
+      bus.on('token:invalidated', ({ kind, tokenId }) => this.closeToken(kind, tokenId)),
+      bus.on('channel:status_changed', ({ appid, userIds }) =>
+        this.signal('channel:status_changed', appid, userIds),
+      ),
+      bus.on('share:changed', ({ appid, userIds }) => this.signal('share:changed', appid, userIds)),
+    );
+  }
+
+  /** Starts the ping and keepalive timers; called again by configure() with new settings. */
+  startTimers(): void {
+    this.stopTimers();
+    if (this.stopping) return;
+    this.pingTimer = setInterval(() => this.pingRound(), this.opts.pingIntervalMs);
+    this.pingTimer.unref();
+    this.keepaliveTimer = setInterval(() => this.keepaliveRound(), this.opts.keepaliveMs);
+    this.keepaliveTimer.unref();
+  }
+
+  /** Changes intervals and bounds of a running hub (tests shorten them instead of waiting). */
+  configure(opts: Partial<Omit<HubOptions, 'audience'>>): void {
+    Object.assign(this.opts, opts);
+    if (this.pingTimer) this.startTimers();
+  }
+
+  private stopTimers(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
+    this.pingTimer = this.keepaliveTimer = null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Connections
+
+  addSocket(ws: WebSocket, auth: LiveAuth, shape: FrameShape): LiveSocket {
+    const s: LiveSocket = { ...auth, ws, shape, alive: true, closing: false };
+    const index = this.indexOf(s.principal);
+    const key = index === this.deviceSockets ? s.principal.userId : s.principal.channelId!;
+    const set = index.get(key) ?? new Set<LiveSocket>();
+    index.set(key, set);
+    set.add(s);
+    ws.on('pong', () => {
+      s.alive = true;
+    });
+    // Clients send nothing meaningful; anything they send still proves they are there.
+    ws.on('message', () => {
+      s.alive = true;
+    });
+    ws.on('error', (err) => this.ctx.log.debug('websocket error', { err: err.message }));
+    ws.on('close', () => {
+      if (s.killTimer) clearTimeout(s.killTimer);
+      const current = index.get(key);
+      if (current?.delete(s) && current.size === 0) index.delete(key);
+    });
+    return s;
+  }
+
+  private indexOf(p: Principal): Map<number, Set<LiveSocket>> {
+    return p.kind === 'device' ? this.deviceSockets : this.keySockets;
+  }
+
+  /** Registers an SSE response whose headers are already sent; ends it with the response. */
+  addStream(res: ServerResponse, auth: LiveAuth): LiveStream {
+    const st: LiveStream = { ...auth, res };
+    const userId = st.principal.userId;
+    const set = this.streams.get(userId) ?? new Set<LiveStream>();
+    this.streams.set(userId, set);
+    set.add(st);
+    res.on('close', () => {
+      const current = this.streams.get(userId);
+      if (current?.delete(st) && current.size === 0) this.streams.delete(userId);
+    });
+    return st;
+  }
+
+  /** `GET /client/online`: ids of the user's devices with an open WebSocket, ascending. */
+  onlineDevices(userId: number): number[] {
+    const ids = new Set<number>();
+    for (const s of this.deviceSockets.get(userId) ?? [])
+      if (!s.closing && s.ws.readyState === WebSocket.OPEN) ids.add(s.principal.deviceId!);
+    return [...ids].sort((a, b) => a - b);
+  }
+
+  /** Open sockets and streams, for tests and the benchmarks. */
+  size(): { sockets: number; streams: number } {
+    let sockets = 0;
+    let streams = 0;
+    for (const set of this.deviceSockets.values()) sockets += set.size;
+    for (const set of this.keySockets.values()) sockets += set.size;
+    for (const set of this.streams.values()) streams += set.size;
+    return { sockets, streams };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Messages
+
+  /**
+   * A committed message goes out once the journal fsync covering it is done: nobody is shown a
+   * message that a crash could take back (the HTTP response waits for the same fsync). Order is kept.
+   */
+  publishMessage(message: BusMessage, ownerId: number): void {
+    if (this.stopping) return;
+    if (this.waiting === 0 && !this.ctx.store.hasUnsynced()) {
+      this.deliverMessage(message, ownerId);
+      return;
+    }
+    this.waiting++;
+    this.deliveryChain = this.deliveryChain
+      .then(() => (this.ctx.store.hasUnsynced() ? this.ctx.store.sync() : undefined))
+      .then(
+        () => {
+          if (!this.stopping) this.deliverMessage(message, ownerId);
+        },
+        (err: unknown) =>
+          this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
+      )
+      .finally(() => {
+        this.waiting--;
+      });
+  }
+
+  /** Sends one message to every socket allowed to see it now; returns how many sockets it went to. */
+  deliverMessage(m: BusMessage, ownerId: number): number {
+    const frames: Partial<Record<FrameShape, Buffer>> = {};
+    const frameFor = (s: LiveSocket): Buffer => {
+      let frame = frames[s.shape];
+      if (!frame) {
+        frame = messageFrame(m, s.shape);
+        frames[s.shape] = frame;
+      }
+      return frame;
+    };
+    let sent = 0;
+    if (this.deviceSockets.size > 0) {
+      let muted: ReadonlySet<number> | undefined;
+      for (const userId of this.audience.recipients(m.appid, ownerId)) {
+        const set = this.deviceSockets.get(userId);
+        if (!set) continue;
+        muted ??= this.audience.mutedDevices(m.appid);
+        for (const s of set) {
+          if (muted.has(s.principal.deviceId!)) continue;
+          if (this.send(s, frameFor(s))) sent++;
+        }
+      }
+    }
+    for (const s of this.keySockets.get(m.appid) ?? []) if (this.send(s, frameFor(s))) sent++;
+    this.counters.delivered += sent;
+    return sent;
+  }
+
+  private send(s: LiveSocket, frame: Buffer): boolean {
+    if (s.closing || s.ws.readyState !== WebSocket.OPEN) return false;
+    if (s.ws.bufferedAmount + frame.length > this.opts.maxBufferedBytes) {
+      this.counters.slowConsumers++;
+      this.ctx.log.info('cut off a slow websocket', {
+        userId: s.principal.userId,
+        buffered: s.ws.bufferedAmount,
+      });
+      this.close(s, CLOSE.SLOW_CONSUMER, 'slow consumer');
+      return false;
+    }
+    s.ws.send(frame, { binary: false, compress: false });
+    return true;
+  }
+
+  /** Sends a close frame and destroys the socket if the peer has not closed within the grace period. */
+  close(s: LiveSocket, code: number, reason: string): void {
+    if (s.closing) return;
+    s.closing = true;
+    try {
+      s.ws.close(code, reason);
+    } catch {
+      s.ws.terminate();
+      return;
+    }
+    s.killTimer = setTimeout(() => s.ws.terminate(), this.opts.closeGraceMs);
+    s.killTimer.unref();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Change signals (SSE)
+
+  signal(event: 'channel:status_changed' | 'share:changed', appid: number, userIds: readonly number[]): void {
+    const frame = sseEvent(event, { appid });
+    for (const userId of new Set(userIds))
+      for (const st of this.streams.get(userId) ?? []) this.writeStream(st, frame);
+  }
+
+  writeStream(st: LiveStream, chunk: Buffer): void {
+    if (st.res.destroyed || st.res.writableEnded) return;
+    if (st.res.writableLength + chunk.length > this.opts.sseMaxBufferedBytes) {
+      this.counters.slowConsumers++;
+      st.res.destroy();
+      return;
+    }
+    st.res.write(chunk);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Invalidation
+
+  private closeDevices(userId: number, match: (deviceId: number) => boolean): void {
+    for (const s of this.deviceSockets.get(userId) ?? []) {
+      if (!match(s.principal.deviceId!)) continue;
+      this.counters.revoked++;
+      this.close(s, CLOSE.CREDENTIAL_INVALID, 'device token no longer valid');
+    }
+    for (const st of this.streams.get(userId) ?? []) if (match(st.principal.deviceId!)) st.res.end();
+  }
+
+  private closeToken(kind: 'app' | 'share', tokenId: number): void {
+    for (const set of this.keySockets.values())
+      for (const s of set)
+        if (s.principal.kind === kind && s.principal.tokenId === tokenId) {
+          this.counters.revoked++;
+          this.close(s, CLOSE.CREDENTIAL_INVALID, 'token no longer valid');
+        }
+  }
+
+  /**
+   * A safety net behind the bus events: every ping round re-resolves each connection's token (once per
+   * distinct token), so expiry, a deleted channel or a missed event closes the connection within a round.
+   */
+  private revalidate(): void {
+    const verdicts = new Map<string, boolean>();
+    const valid = (c: LiveAuth): boolean => {
+      let ok = verdicts.get(c.token);
+      if (ok === undefined) {
+        ok = this.stillValid(c);
+        verdicts.set(c.token, ok);
+      }
+      return ok;
+    };
+    for (const index of [this.deviceSockets, this.keySockets])
+      for (const set of index.values())
+        for (const s of set)
+          if (!s.closing && !valid(s)) {
+            this.counters.revoked++;
+            this.close(s, CLOSE.CREDENTIAL_INVALID, 'token no longer valid');
+          }
+    for (const set of this.streams.values()) for (const st of set) if (!valid(st)) st.res.end();
+  }
+
+  private stillValid(c: LiveAuth): boolean {
+    try {
+      const p = resolveToken(this.ctx, c.token, c.meta);
+      if (p.kind !== c.principal.kind || p.userId !== c.principal.userId) return false;
+      return p.kind === 'device' || p.canRead;
+    } catch (err) {
+      if (err instanceof ApiError) return false;
+      this.ctx.log.warn('could not re-check a live connection; keeping it', { err });
+      return true;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Timers
+
+  /** Dead-peer detection: a socket that did not answer the previous round's ping is destroyed. */
+  pingRound(): void {
+    for (const index of [this.deviceSockets, this.keySockets])
+      for (const set of index.values())
+        for (const s of set) {
+          if (s.closing) continue;
+          if (!s.alive) {
+            this.counters.deadPeers++;
+            s.closing = true;
+            s.ws.terminate();
+            continue;
+          }
+          s.alive = false;
+          try {
+            s.ws.ping();
+          } catch {
+            s.ws.terminate();
+          }
+        }
+    this.revalidate();
+  }
+
+  /** The spec's keepalive comment on every SSE stream. */
+  keepaliveRound(): void {
+    for (const set of this.streams.values()) for (const st of set) this.writeStream(st, SSE_KEEPALIVE_FRAME);
+  }
+
+  /** Feature stop: after jobs, before the store. Closes every socket (1001) and ends every stream. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.stopTimers();
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    const closed: Promise<void>[] = [];
+    for (const index of [this.deviceSockets, this.keySockets])
+      for (const set of index.values())
+        for (const s of set) {
+          if (s.ws.readyState !== WebSocket.CLOSED)
+            closed.push(new Promise((resolve) => s.ws.once('close', () => resolve())));
+          this.close(s, CLOSE.GOING_AWAY, 'server shutting down');
+        }
+    for (const set of this.streams.values()) for (const st of set) st.res.end();
+    await Promise.all(closed);
+  }
+}

@@ -1,0 +1,123 @@
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Request } from 'express';
+import { WebSocketServer } from 'ws';
+import type { AppContext, RequestMeta } from '../context';
+import { kindOfToken, readCredential, resolveToken } from '../http/auth';
+import { ApiError, errorBody, errors } from '../http/errors';
+import { WS_MAX_INCOMING_BYTES } from '../lib/limits';
+import type { LiveAuth, LiveHub } from './hub';
+
+/** The message socket's paths: `/ws` (spec) and a WebSocket upgrade on `/stream` (the older protocol). */
+export const WS_PATHS: ReadonlySet<string> = new Set(['/ws', '/stream']);
+
+/**
+ * Handles WebSocket upgrades on the HTTP server. An ordinary GET never reaches 'upgrade', so express
+ * keeps serving SSE on `GET /stream`. A refused upgrade gets a plain HTTP response with the JSON error
+ * body, like any other request.
+ */
+export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub): void {
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: WS_MAX_INCOMING_BYTES,
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', (err) => ctx.log.debug('upgrade socket error', { err: err.message }));
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!WS_PATHS.has(url.pathname)) {
+      // Another listener may own this path; answer only when nobody else listens.
+      if (server.listenerCount('upgrade') === 1)
+        refuseUpgrade(socket, errors.routeNotFound('GET', url.pathname));
+      return;
+    }
+    if (hub.stopping) {
+      refuseUpgrade(socket, errors.unavailable('the server is shutting down'));
+      return;
+    }
+    let auth: LiveAuth;
+    try {
+      auth = authenticateUpgrade(ctx, req, url);
+    } catch (err) {
+      if (!(err instanceof ApiError)) ctx.log.error('websocket authentication failed', { err });
+      refuseUpgrade(socket, err instanceof ApiError ? err : errors.internal());
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (hub.stopping) {
+        ws.terminate();
+        return;
+      }
+      hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+    });
+  });
+}
+
+/**
+ * Authenticates an upgrade with the spec's transports in its order (`?token=` is what clients use).
+ * Accepted: a device token; a channel key (A) or share token (S) with read permission, which sees only
+ * its channel. An API token or a username and password: 401; a key without read: 403.
+ */
+export function authenticateUpgrade(ctx: AppContext, req: IncomingMessage, url: URL): LiveAuth {
+  const token = url.searchParams.get('token');
+  // readCredential reads only headers and query.token; an upgrade has no express request around it.
+  const view = { headers: req.headers, query: token === null ? {} : { token } } as unknown as Request;
+  const cred = readCredential(view);
+  if (!cred) throw errors.unauthorized();
+  if (cred.transport === 'malformed-authorization')
+    throw errors.unauthorized('malformed Authorization header');
+  if (cred.transport === 'basic') throw errors.basicNotAccepted();
+  const kind = kindOfToken(cred.token);
+  if (kind === 'api') throw errors.wrongTokenKind();
+  const meta: RequestMeta = {
+    ip: req.socket.remoteAddress ?? '',
+    userAgent: headerOf(req, 'user-agent') ?? '',
+    path: url.pathname,
+  };
+  const principal = resolveToken(ctx, cred.token, meta);
+  if (principal.kind === 'api') throw errors.wrongTokenKind();
+  if ((principal.kind === 'app' || principal.kind === 'share') && !principal.canRead)
+    throw errors.permissionDenied('read');
+  if (cred.transport === 'cookie' && !sameOriginOrAllowed(ctx, req))
+    throw errors.forbidden('a WebSocket from another origin cannot use the session cookie');
+  return { principal, token: cred.token, meta };
+}
+
+/**
+ * Cross-site WebSocket hijacking: browsers send the cookie with a WebSocket from any page of the same
+ * site (another port of localhost included), and WebSockets are not bound by CORS. A cookie-authenticated
+ * upgrade must come from our own origin or one of BELFRY_ALLOWED_ORIGINS; no Origin (not a browser) is fine.
+ */
+function sameOriginOrAllowed(ctx: AppContext, req: IncomingMessage): boolean {
+  const origin = headerOf(req, 'origin');
+  if (!origin) return true;
+  if (ctx.config.allowedOrigins.includes(origin)) return true;
+  try {
+    return new URL(origin).host === headerOf(req, 'host');
+  } catch {
+    return false;
+  }
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Answers an upgrade with an ordinary HTTP error response (the API's JSON error body) and closes. */
+export function refuseUpgrade(socket: Duplex, err: ApiError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(err));
+  const lines = [
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
