@@ -1,8 +1,8 @@
-import { connect as tcpConnect, type Socket } from 'node:net';
+import { type Socket, connect as tcpConnect } from 'node:net';
 import WebSocket from 'ws';
-import { type LiveHub, liveHubOf } from '../../server/realtime/index';
-import { issueToken } from '../../server/lib/tokens';
 import type { BusMessage } from '../../server/lib/bus';
+import { issueToken } from '../../server/lib/tokens';
+import { type LiveHub, liveHubOf } from '../../server/realtime/index';
 import type { TestServer } from '../helpers/test-server';
 
 /** A connected WebSocket client that records frames and its close. */
@@ -18,7 +18,9 @@ export interface WsClient {
 
 export function wsUrl(t: TestServer, path: string, token?: string): string {
   const base = t.url.replace(/^http/, 'ws') + path;
-  return token === undefined ? base : `${base}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+  return token === undefined
+    ? base
+    : `${base}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
 }
 
 export function openWs(
@@ -128,8 +130,11 @@ export function makeChannel(t: TestServer, userId: number, name = 'alerts'): num
   const now = t.clock.now();
   return t.server.ctx.db.transaction(
     () =>
-      t.server.ctx.db.run('INSERT INTO channels (user_id, name, created_at) VALUES (?, ?, ?)', [userId, name, now])
-        .lastInsertRowid,
+      t.server.ctx.db.run('INSERT INTO channels (user_id, name, created_at) VALUES (?, ?, ?)', [
+        userId,
+        name,
+        now,
+      ]).lastInsertRowid,
   );
 }
 
@@ -165,7 +170,12 @@ export function makeApiToken(t: TestServer, userId: number): string {
 let nextId = 1_000;
 
 /** Publishes a message on the bus as the channels family does after its commit. */
-export function emitMessage(t: TestServer, appid: number, ownerId: number, over: Partial<BusMessage> = {}): BusMessage {
+export function emitMessage(
+  t: TestServer,
+  appid: number,
+  ownerId: number,
+  over: Partial<BusMessage> = {},
+): BusMessage {
   const message: BusMessage = {
     id: nextId++,
     appid,

@@ -36,7 +36,9 @@ describe('live hub', () => {
     const dev = await deviceToken(t, owner);
     const channel = makeChannel(t, owner.id);
     const c = await ws('/ws', dev.token);
-    const m = emitMessage(t, channel, owner.id, { extras: { 'client::display': { contentType: 'text/markdown' } } });
+    const m = emitMessage(t, channel, owner.id, {
+      extras: { 'client::display': { contentType: 'text/markdown' } },
+    });
     expect(await c.next()).toEqual({
       id: m.id,
       appid: channel,
@@ -107,8 +109,10 @@ describe('live hub', () => {
       otherKey: await ws('/ws', otherKey.token),
     };
     const m = emitMessage(t, channel, owner.id);
-    for (const c of [sockets.owner, sockets.recipient, sockets.key]) expect(await c.next()).toMatchObject({ id: m.id });
-    for (const c of [sockets.stranger, sockets.pending, sockets.otherKey]) expect(await c.silentFor(100)).toBe(true);
+    for (const c of [sockets.owner, sockets.recipient, sockets.key])
+      expect(await c.next()).toMatchObject({ id: m.id });
+    for (const c of [sockets.stranger, sockets.pending, sockets.otherKey])
+      expect(await c.silentFor(100)).toBe(true);
   });
 
   it('/ws skips a device that mutes the channel when the owner has another device', async () => {
@@ -150,9 +154,15 @@ describe('live hub', () => {
     const a1 = await ws('/ws', gone.token);
     const a2 = await ws('/stream', gone.token);
     const b = await ws('/ws', stays.token);
-    expect((await t.request('GET', '/client/online', { token: stays.token })).body).toEqual([gone.id, stays.id]);
+    expect((await t.request('GET', '/client/online', { token: stays.token })).body).toEqual([
+      gone.id,
+      stays.id,
+    ]);
     t.server.ctx.bus.emit('device:invalidated', { userId: owner.id, deviceId: gone.id, reason: 'revoked' });
-    expect(await a1.closed).toEqual({ code: CLOSE.CREDENTIAL_INVALID, reason: 'device token no longer valid' });
+    expect(await a1.closed).toEqual({
+      code: CLOSE.CREDENTIAL_INVALID,
+      reason: 'device token no longer valid',
+    });
     expect((await a2.closed).code).toBe(4401);
     expect(b.ws.readyState).toBe(b.ws.OPEN);
     expect((await t.request('GET', '/client/online', { token: stays.token })).body).toEqual([stays.id]);
