@@ -2,7 +2,8 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import WebSocket from 'ws';
 import type { BusMessage } from '../../server/lib/bus';
 import { issueToken } from '../../server/lib/tokens';
-import { type LiveHub, liveHubOf } from '../../server/realtime/index';
+import type { LiveHub } from '../../server/realtime/hub';
+import { liveHubOf } from '../../server/realtime/index';
 import type { TestServer } from '../helpers/test-server';
 
 /** A connected WebSocket client that records frames and its close. */

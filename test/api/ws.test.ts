@@ -86,13 +86,14 @@ describe('WebSocket authentication', () => {
   it('GET /ws upgrade accepts the token from each header transport', async () => {
     const user = makeUser(t);
     const dev = await deviceToken(t, user);
-    for (const headers of [
+    const transports: Record<string, string>[] = [
       { 'X-Service-Key': dev.token },
       { 'X-Legacy-Key': dev.token },
       { 'X-Gotify-Key': dev.token },
       { Authorization: `Bearer ${dev.token}` },
       { Cookie: `service-client-token=${dev.token}` },
-    ]) {
+    ];
+    for (const headers of transports) {
       const c = await openWs(t, '/ws', undefined, headers);
       open.push(c);
     }
