@@ -5,6 +5,7 @@ import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
 import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
+import { accountsFeature } from './auth/feature';
 import { channelKeyResolver } from './channel-keys/auth';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
@@ -40,5 +41,6 @@ export const FEATURES: readonly Feature[] = [
     },
   },
   { name: 'devices', routes: deviceRoutes },
+  accountsFeature,
   realtimeFeature(),
 ];

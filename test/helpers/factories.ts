@@ -1,5 +1,6 @@
 import { createUser } from '../../server/features/users/service';
 import type { PlanName } from '../../server/lib/limits';
+import { issueToken } from '../../server/lib/tokens';
 import type { TestServer } from './test-server';
 
 let seq = 0;
@@ -36,4 +37,67 @@ export async function deviceToken(
   });
   if (res.status !== 200) throw new Error(`deviceToken: POST /client answered ${res.status} ${res.text}`);
   return { id: res.body.id, token: res.body.token };
+}
+
+/** Opens a sudo window (900 s) for a device with its user's password (accounts family). */
+export async function sudo(
+  t: TestServer,
+  device: { token: string },
+  password = t.admin.password,
+): Promise<void> {
+  const res = await t.request('POST', '/current/user/sudo', {
+    token: device.token,
+    json: { method: 'password', pass: password },
+  });
+  if (res.status !== 200) throw new Error(`sudo: POST /current/user/sudo answered ${res.status} ${res.text}`);
+}
+
+/** An API token (M) through `POST /api-token` with a device token, as the UI does. */
+export async function apiToken(
+  t: TestServer,
+  device: { token: string },
+  body: {
+    name?: string;
+    access?: 'read' | 'write';
+    appIds?: number[];
+    appTags?: string[];
+    expiresAt?: string;
+  } = {},
+): Promise<{ id: number; token: string }> {
+  const res = await t.request<{ id: number; token: string }>('POST', '/api-token', {
+    token: device.token,
+    json: { name: 'test token', access: 'write', ...body },
+  });
+  if (res.status !== 200) throw new Error(`apiToken: POST /api-token answered ${res.status} ${res.text}`);
+  return { id: res.body.id, token: res.body.token };
+}
+
+/** A bare channel row, for account tests that only need a channel id (mutes, API-token scope). */
+export function insertChannelRow(t: TestServer, userId: number, name = 'channel'): number {
+  const ctx = t.server.ctx;
+  return ctx.db.transaction(
+    () =>
+      ctx.db.run('INSERT INTO channels (user_id, name, created_at) VALUES (?, ?, ?)', [
+        userId,
+        name,
+        ctx.clock.now(),
+      ]).lastInsertRowid,
+  );
+}
+
+/** A bare channel key (A token) row for a channel, for "channel key gets 403" tests. */
+export function insertChannelKeyRow(
+  t: TestServer,
+  channelId: number,
+  opts: { canRead?: boolean } = {},
+): string {
+  const ctx = t.server.ctx;
+  const { token, digest, hint } = issueToken('A');
+  ctx.db.transaction(() =>
+    ctx.db.run(
+      'INSERT INTO channel_keys (channel_id, can_read, can_write, token_digest, token_hint, created_at) VALUES (?, ?, 1, ?, ?, ?)',
+      [channelId, opts.canRead ? 1 : 0, digest, hint, ctx.clock.now()],
+    ),
+  );
+  return token;
 }

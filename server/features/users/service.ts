@@ -54,8 +54,11 @@ export function ensureFirstAdmin(ctx: AppContext): { email: string; generatedPas
   return { email, generatedPassword };
 }
 
-/** Hooks the accounts family adds to Basic sign-in (second factor). */
-export const basicChecks: ((user: UserRow) => void)[] = [];
+/**
+ * Hooks the accounts family adds to Basic sign-in (second factor). A Set of module-level functions taking
+ * the context, so several servers in one process (tests) never see each other's checks.
+ */
+export const basicChecks = new Set<(ctx: AppContext, user: UserRow) => void>();
 
 export function principalForUser(user: UserRow): Principal {
   return {
@@ -74,7 +77,7 @@ export function basicResolver(ctx: AppContext): BasicResolver {
     const ok = await checkPassword(ctx, user, password);
     if (!ok || !user) throw errors.unauthorized('wrong username or password');
     if (user.verified !== 1) throw errors.notVerified();
-    for (const check of basicChecks) check(user);
+    for (const check of basicChecks) check(ctx, user);
     return principalForUser(user);
   };
 }
