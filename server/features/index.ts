@@ -7,6 +7,7 @@ import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
 import { accountsFeature } from './auth/feature';
 import { channelKeyResolver } from './channel-keys/auth';
+import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { systemRoutes } from './system/routes';
@@ -41,6 +42,7 @@ export const FEATURES: readonly Feature[] = [
     },
   },
   { name: 'devices', routes: deviceRoutes },
+  ...channelFeatures,
   accountsFeature,
   realtimeFeature(),
 ];

@@ -73,4 +73,10 @@ export const errors = {
   notImplemented: (method: string, path: string) =>
     new ApiError(501, `${method} ${path} is part of the API but not built in this version of Belfry`),
   unavailable: (description: string) => new ApiError(503, description),
+  // Channels, messages, sharing (issue 4).
+  systemChannel: () => new ApiError(403, 'the system channel cannot be changed'),
+  ownerOnly: (what: string) => new ApiError(403, `only the channel owner can ${what}`),
+  restrictedScope: (what: string) => new ApiError(403, `an API token with a restricted scope cannot ${what}`),
+  noAdapterToTest: () => new ApiError(400, 'no enabled adapter to test'),
+  adapterNotBuilt: (names: readonly string[]) => new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
 } as const;

@@ -51,3 +51,18 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
 export function planRank(plan: PlanName): number {
   return PLAN_NAMES.indexOf(plan);
 }
+
+/** Channels, messages, sharing (issue 4; decisions in docs/api.md). */
+export const CHANNEL_NAME_MAX = 200;
+export const CHANNEL_TAG_MAX_CHARS = 50;
+export const MESSAGE_MAX_CHARS = 65_536;
+export const TITLE_MAX_CHARS = 1_000;
+export const READ_IDS_MAX = 1_000;
+export const DELIVERY_DELAY_MAX_SEC = 86_400;
+export const DELIVERY_DELAY_DEFAULT_SEC = 300;
+/** Retention defaults: keep a laptop's memory bounded (a loaded 1M-message database holds ~0.5 GB). */
+export const RETENTION_PER_CHANNEL_MAX = 10_000;
+export const RETENTION_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
+export const RETENTION_TOTAL_MAX = 1_000_000;
+/** Rows deleted per transaction by retention, so one run never blocks the event loop for long. */
+export const RETENTION_BATCH = 5_000;

@@ -101,3 +101,26 @@ export function insertChannelKeyRow(
   );
   return token;
 }
+
+/** A channel through `POST /application`; `token` is its primary key (A), shown only here. */
+export async function makeChannel(
+  t: TestServer,
+  deviceTok: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: number; token: string; [k: string]: unknown }> {
+  seq++;
+  const res = await t.request('POST', '/application', { token: deviceTok, json: { name: `channel ${seq}`, ...body } });
+  if (res.status !== 200) throw new Error(`makeChannel: POST /application answered ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** A message through `POST /message` with a channel key. */
+export async function sendMessage(
+  t: TestServer,
+  appToken: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: number; [k: string]: unknown }> {
+  const res = await t.request('POST', '/message', { token: appToken, json: { message: 'hello', ...body } });
+  if (res.status !== 200) throw new Error(`sendMessage: POST /message answered ${res.status} ${res.text}`);
+  return res.body;
+}

@@ -1,0 +1,31 @@
+import { integrationRoutes } from '../../integrations/routes';
+import { channelKeyRoutes } from '../channel-keys/routes';
+import type { Feature } from '../index';
+import { messageRetention } from '../messages/retention';
+import { messageRoutes } from '../messages/routes';
+import { shareTokenResolver } from '../shares/auth';
+import { shareRoutes } from '../shares/routes';
+import { webhookRoutes } from '../webhooks/routes';
+import { channelRoutes } from './routes';
+
+/**
+ * The core notification path (issue 4): channels, channel keys, messages, alert receivers, public
+ * webhooks and sharing. Live delivery (server/realtime) listens to the bus events these publish.
+ */
+export const channelFeatures: readonly Feature[] = [
+  { name: 'channels', routes: channelRoutes },
+  { name: 'channel-keys', routes: channelKeyRoutes },
+  {
+    name: 'messages',
+    init: (_ctx, hooks) => hooks.retention.register('messages', messageRetention()),
+    routes: (ctx) => [messageRoutes(ctx), integrationRoutes(ctx)],
+  },
+  { name: 'webhooks', routes: webhookRoutes },
+  {
+    name: 'shares',
+    init: (ctx) => {
+      ctx.auth.tokens.set('S', shareTokenResolver(ctx));
+    },
+    routes: shareRoutes,
+  },
+];

@@ -1,0 +1,47 @@
+import type { AppContext } from '../../context';
+import { rfc3339OrNull } from '../../lib/clock';
+import type { VisibleChannel } from './access';
+import { type DeliveryConfig, maskDeliveryConfig } from './delivery-config';
+import type { ChannelRow } from './store';
+
+export const IMAGE_ROUTE = '/image/application';
+
+export function imageUrl(ctx: AppContext, row: ChannelRow): string {
+  return row.image ? `${ctx.publicUrl()}${IMAGE_ROUTE}/${row.image}` : '';
+}
+
+/**
+ * The spec's Channel. `token`: the full primary key only when just issued, else its masked hint; on a
+ * shared channel the recipient's S token hint (send) or "" (view). `parentId` is absent on a root, and
+ * on a shared channel whose parent the caller cannot see. Heartbeats are not built yet: hb* say so.
+ */
+export function presentChannel(
+  ctx: AppContext,
+  v: VisibleChannel,
+  opts: { fullToken?: string; visibleIds?: ReadonlySet<number> } = {},
+) {
+  const { row, share } = v;
+  const token = share ? (share.permission === 'send' ? share.tokenHint : '') : (row.key_hint ?? '');
+  const parentVisible = row.parent_id !== null && (v.owned || (opts.visibleIds?.has(row.parent_id) ?? false));
+  return {
+    id: row.id,
+    token: opts.fullToken ?? token,
+    name: row.name,
+    description: row.description,
+    internal: row.internal === 1,
+    image: imageUrl(ctx, row),
+    defaultPriority: row.default_priority,
+    lastUsed: rfc3339OrNull(row.last_used),
+    sortKey: row.sort_key,
+    ...(parentVisible ? { parentId: row.parent_id } : {}),
+    tags: JSON.parse(row.tags) as string[],
+    // Re-delivery settings are the owner's; a recipient sees none of them.
+    deliveryConfig: share ? {} : maskDeliveryConfig(JSON.parse(row.delivery_config) as DeliveryConfig),
+    ...(share ? { shared: true, sharePermission: share.permission, canShare: share.canShare } : {}),
+    hbTotal: 0,
+    hbAlerting: 0,
+    hbAlertingInfo: 0,
+    hbPending: 0,
+    hbStatus: 'none' as const,
+  };
+}

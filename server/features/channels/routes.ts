@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import multer from 'multer';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { principalOf, READ, TOK, TOK_BASIC } from '../../http/auth';
+import { errors } from '../../http/errors';
+import { RouteTable } from '../../http/routes';
+import { idParam, parseBody, recursiveFlag } from '../../http/validate';
+import {
+  CHANNEL_NAME_MAX,
+  CHANNEL_TAG_MAX_CHARS,
+  CHANNEL_TAG_RE,
+  CHANNEL_TAGS_MAX,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  UPLOAD_LIMIT_BYTES,
+} from '../../lib/limits';
+import { IMAGE_ROUTE, presentChannel } from './present';
+import {
+  channelStatus,
+  createChannel,
+  deleteChannelFor,
+  deleteImage,
+  eventSources,
+  imagePath,
+  listVisible,
+  setImage,
+  testDelivery,
+  updateChannelFor,
+} from './service';
+
+// Spec "Channels": the legacy noun /application stays here. name, description, defaultPriority,
+// parentId and sortKey may come as a form (strings), hence the coercion; tags and deliveryConfig are JSON only.
+const emptyAsAbsent = (v: unknown) => (v === '' ? undefined : v);
+const priority = z.preprocess(emptyAsAbsent, z.coerce.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX));
+const parentId = z.preprocess(
+  (v) => (v === '' || v === 'null' ? null : v),
+  z.union([z.null(), z.coerce.number().int().positive()]),
+);
+const tags = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(CHANNEL_TAG_MAX_CHARS)
+      .regex(CHANNEL_TAG_RE, 'tags may contain only a-z, 0-9, _ and -'),
+  )
+  .max(CHANNEL_TAGS_MAX, `at most ${CHANNEL_TAGS_MAX} tags`)
+  .transform((list) => [...new Set(list)]);
+const fields = {
+  description: z.string().max(10_000),
+  defaultPriority: priority,
+  parentId,
+  sortKey: z.string().max(200),
+  tags,
+  deliveryConfig: z.unknown(),
+};
+const name = z.string().trim().min(1, 'name is required').max(CHANNEL_NAME_MAX);
+const createBody = z.object({ name: z.string({ error: 'name is required' }).pipe(name), ...fields }).partial({
+  description: true,
+  defaultPriority: true,
+  parentId: true,
+  sortKey: true,
+  tags: true,
+  deliveryConfig: true,
+});
+const updateBody = z.object({ name, ...fields }).partial();
+const testBody = z.object({ adapter: z.string().optional() });
+const IMAGE_FILE_RE = /^[a-f0-9]{32}\.(png|jpg|gif|webp)$/;
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10 },
+});
+
+const WRITE = { ...TOK, access: 'write' } as const;
+
+export function channelRoutes(ctx: AppContext): RouteTable {
+  const t = new RouteTable(ctx, 'channels');
+  t.get('/application', READ, (req) => {
+    const list = listVisible(ctx, principalOf(req));
+    const visibleIds = new Set(list.map((v) => v.row.id));
+    return list.map((v) => presentChannel(ctx, v, { visibleIds }));
+  });
+  t.post('/application', { ...TOK_BASIC, access: 'write' }, (req) => {
+    const { channel, token } = createChannel(ctx, principalOf(req), parseBody(req, createBody));
+    return presentChannel(ctx, channel, { fullToken: token });
+  });
+  t.put('/application/:id', WRITE, (req) =>
+    presentChannel(ctx, updateChannelFor(ctx, principalOf(req), idParam(req), parseBody(req, updateBody))),
+  );
+  t.delete('/application/:id', WRITE, (req) => {
+    deleteChannelFor(ctx, principalOf(req), idParam(req));
+    return {};
+  });
+  t.get('/application/:id/status', TOK, (req) =>
+    channelStatus(ctx, principalOf(req), idParam(req), recursiveFlag(req)),
+  );
+  t.get('/application/:id/event-sources', TOK, (req) =>
+    eventSources(ctx, principalOf(req), idParam(req), recursiveFlag(req)),
+  );
+  t.post('/application/:id/delivery/test', TOK, (req) =>
+    testDelivery(ctx, principalOf(req), idParam(req), parseBody(req, testBody).adapter),
+  );
+  t.post(
+    '/application/:id/image',
+    WRITE,
+    async (req) => presentChannel(ctx, await setImage(ctx, principalOf(req), idParam(req), req.file?.buffer)),
+    upload.single('file'),
+  );
+  t.delete('/application/:id/image', WRITE, (req) =>
+    presentChannel(ctx, deleteImage(ctx, principalOf(req), idParam(req))),
+  );
+  // Logos are public (an <img> sends no token); the names are random (docs/api.md "Logo").
+  t.get(`${IMAGE_ROUTE}/:file`, null, (req, res) => {
+    const file = String(req.params.file);
+    if (!IMAGE_FILE_RE.test(file) || !existsSync(imagePath(ctx, file))) throw errors.notFound('image');
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.sendFile(imagePath(ctx, file));
+    return undefined;
+  });
+  return t;
+}

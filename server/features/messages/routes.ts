@@ -1,0 +1,99 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { APP, principalOf, READ, readCredential, TOK } from '../../http/auth';
+import { errors } from '../../http/errors';
+import { pagingQuery } from '../../http/paging';
+import { RouteTable } from '../../http/routes';
+import { idParam, isJson, parseBody, parseQuery, recursiveFlag } from '../../http/validate';
+import {
+  MESSAGE_MAX_CHARS,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  READ_IDS_MAX,
+  SEARCH_QUERY_MIN_LENGTH,
+  TITLE_MAX_CHARS,
+} from '../../lib/limits';
+import {
+  deleteAllMessages,
+  deleteChannelMessages,
+  deleteOneMessage,
+  listChannelMessages,
+  listMessages,
+  markChannelsRead,
+  markMessagesRead,
+  type PageRequest,
+  searchVisible,
+  senderNameOf,
+  sendMessages,
+} from './service';
+
+// Spec "Sending and reading messages". Unknown fields (id, date, appid) are ignored: z.object strips them.
+// null counts as absent: clients of the older protocol send `"extras": null`.
+const nullish = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
+export const sendBody = z.object({
+  message: z.string({ error: 'message is required' }).min(1, 'message is required').max(MESSAGE_MAX_CHARS),
+  title: nullish(z.string().max(TITLE_MAX_CHARS)),
+  priority: nullish(z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX)),
+  extras: nullish(z.record(z.string(), z.unknown())),
+});
+const searchQuery = pagingQuery.extend({
+  q: z
+    .string({ error: `q: at least ${SEARCH_QUERY_MIN_LENGTH} characters` })
+    .trim()
+    .min(SEARCH_QUERY_MIN_LENGTH, `at least ${SEARCH_QUERY_MIN_LENGTH} characters`),
+  appId: z.coerce.number().int().positive().optional(),
+});
+const readBody = z.object({ ids: z.array(z.number().int().positive()).min(1).max(READ_IDS_MAX) });
+
+export const APP_SEND = { ...APP, access: 'write' } as const;
+const WRITE = { ...TOK, access: 'write' } as const;
+
+/** limit/since plus the URL of the next page, built from the request's own host. */
+export function pageRequest(req: Request): PageRequest {
+  const { limit, since } = parseQuery(req, pagingQuery);
+  const cred = readCredential(req);
+  return {
+    limit,
+    since,
+    legacy: cred !== null && cred.transport === 'legacy-key',
+    nextUrl: (next) => {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') params.set(k, v);
+      params.set('limit', String(limit));
+      params.set('since', String(next));
+      return `${req.protocol}://${req.get('host')}${req.path}?${params.toString()}`;
+    },
+  };
+}
+
+export function messageRoutes(ctx: AppContext): RouteTable {
+  const t = new RouteTable(ctx, 'messages');
+  t.post('/message', APP_SEND, (req) => {
+    if (!isJson(req))
+      throw errors.badRequest('POST /message takes a JSON body (Content-Type: application/json)');
+    const p = principalOf(req);
+    const body = parseBody(req, sendBody);
+    return sendMessages(ctx, p.channelId!, senderNameOf(ctx, p), [body])[0];
+  });
+  t.get('/message', READ, (req) => listMessages(ctx, principalOf(req), pageRequest(req)));
+  t.get('/message/search', READ, (req) => {
+    const q = parseQuery(req, searchQuery);
+    return searchVisible(ctx, principalOf(req), q.q, q.appId, recursiveFlag(req), pageRequest(req));
+  });
+  t.get('/application/:id/message', TOK, (req) =>
+    listChannelMessages(ctx, principalOf(req), idParam(req), recursiveFlag(req), pageRequest(req)),
+  );
+  t.post('/message/read', WRITE, (req) =>
+    markMessagesRead(ctx, principalOf(req), parseBody(req, readBody).ids),
+  );
+  t.post('/application/:id/message/read', WRITE, (req) =>
+    markChannelsRead(ctx, principalOf(req), idParam(req), recursiveFlag(req)),
+  );
+  t.delete('/message', WRITE, (req) => deleteAllMessages(ctx, principalOf(req)));
+  t.delete('/message/:id', WRITE, (req) => deleteOneMessage(ctx, principalOf(req), idParam(req)));
+  t.delete('/application/:id/message', WRITE, (req) =>
+    deleteChannelMessages(ctx, principalOf(req), idParam(req), recursiveFlag(req)),
+  );
+  return t;
+}

@@ -1,0 +1,252 @@
+import type { AppContext } from '../../context';
+import type { Principal } from '../../http/auth';
+import { errors } from '../../http/errors';
+import type { Paging } from '../../http/paging';
+import type { BusMessage } from '../../lib/bus';
+import { rfc3339 } from '../../lib/clock';
+import { LAST_USED_RESOLUTION_MS } from '../../lib/limits';
+import {
+  isRestricted,
+  type MessageScope,
+  messageScope,
+  ownedScope,
+  requireVisible,
+  targetChannelIds,
+} from '../channels/access';
+import { ensureSystemChannel } from '../channels/service';
+import { findSendTarget, type SendTarget, touchChannel } from '../channels/store';
+import { consumeEvents } from '../quota/service';
+import { presentMessage } from './present';
+import {
+  deleteMessageById,
+  deleteMessagesOfChannel,
+  deleteMessagesOfUser,
+  findMessage,
+  insertMessage,
+  type MessageRow,
+  markChannelRead,
+  markRead,
+  pageMessages,
+  readIds,
+  searchMessages,
+} from './store';
+
+export interface SendInput {
+  message: string;
+  title?: string;
+  priority?: number;
+  extras?: Record<string, unknown>;
+  /** Overrides the sender given to sendMessages (alert receivers name their source). */
+  senderName?: string;
+}
+
+/**
+ * The one writing path of messages (POST /message, public webhooks, alert receivers, system notices):
+ * quota and insert in one transaction, `message:created` after commit. Returns the wire messages.
+ */
+export function sendMessages(
+  ctx: AppContext,
+  channelId: number,
+  senderName: string,
+  inputs: readonly SendInput[],
+  opts: { system?: boolean } = {},
+): BusMessage[] {
+  const target = findSendTarget(ctx.db, channelId);
+  if (!target) throw errors.notFound('channel');
+  if (target.internal === 1 && !opts.system) throw errors.systemChannel();
+  const out = ctx.db.transaction(() => insertAll(ctx, target, senderName, inputs, opts.system ?? false));
+  for (const message of out) ctx.bus.emit('message:created', { message, ownerId: target.user_id });
+  return out;
+}
+
+function insertAll(
+  ctx: AppContext,
+  target: SendTarget,
+  senderName: string,
+  inputs: readonly SendInput[],
+  system: boolean,
+): BusMessage[] {
+  const now = ctx.clock.now();
+  // The server's own notices do not spend the user's quota.
+  if (!system && inputs.length > 0) consumeEvents(ctx, target.user_id, inputs.length);
+  const date = rfc3339(now);
+  const out: BusMessage[] = [];
+  for (const input of inputs) {
+    // A missing or blank title becomes the channel's name, as the older protocol does.
+    const title = input.title !== undefined && input.title.trim() !== '' ? input.title : target.name;
+    const priority = input.priority ?? target.default_priority;
+    const sender = input.senderName ?? senderName;
+    const id = insertMessage(ctx.db, {
+      channelId: target.id,
+      userId: target.user_id,
+      message: input.message,
+      title,
+      priority,
+      date: now,
+      senderName: sender,
+      extras: input.extras === undefined ? null : JSON.stringify(input.extras),
+    });
+    out.push({
+      id,
+      appid: target.id,
+      message: input.message,
+      title,
+      priority,
+      date,
+      senderName: sender,
+      ...(input.extras === undefined ? {} : { extras: input.extras }),
+    });
+  }
+  if (target.last_used === null || now - target.last_used >= LAST_USED_RESOLUTION_MS)
+    touchChannel(ctx.db, target.id, now);
+  return out;
+}
+
+/** A notice from Belfry to a user, in their internal channel (created on first need). */
+export function postSystemMessage(
+  ctx: AppContext,
+  userId: number,
+  title: string,
+  message: string,
+): BusMessage {
+  const channel = ensureSystemChannel(ctx, userId);
+  return sendMessages(ctx, channel.id, 'Belfry', [{ title, message }], { system: true })[0]!;
+}
+
+/** Who is sending: the key's name (or the channel's for the primary/unnamed key), a recipient's email. */
+export function senderNameOf(ctx: AppContext, p: Principal): string {
+  if (p.kind === 'share') {
+    const r = ctx.db.first<{ email: string }>('SELECT email FROM users WHERE id = ?', [p.userId]);
+    return r?.email ?? '';
+  }
+  const r = ctx.db.first<{ key_name: string; channel_name: string }>(
+    'SELECT k.name AS key_name, c.name AS channel_name FROM channel_keys k JOIN channels c ON c.id = k.channel_id WHERE k.id = ?',
+    [p.tokenId ?? 0],
+  );
+  return r ? r.key_name || r.channel_name : '';
+}
+
+export interface PageRequest {
+  limit: number;
+  since: number;
+  /** Requests through X-Legacy-Key/X-Gotify-Key get paging.since on every page (contract). */
+  legacy: boolean;
+  /** Builds the URL of the next page from its cursor. */
+  nextUrl: (since: number) => string;
+}
+
+function page(ctx: AppContext, p: Principal, rows: MessageRow[], req: PageRequest) {
+  const hasNext = rows.length > req.limit;
+  const shown = hasNext ? rows.slice(0, req.limit) : rows;
+  const read = readIds(ctx.db, p.userId, shown);
+  const paging: Paging = { size: shown.length, limit: req.limit };
+  if (hasNext) {
+    const since = shown[shown.length - 1]!.id;
+    paging.since = since;
+    paging.next = req.nextUrl(since);
+  } else if (req.legacy) paging.since = 0;
+  return { paging, messages: shown.map((r) => presentMessage(r, read.has(r.id))) };
+}
+
+export function listMessages(ctx: AppContext, p: Principal, req: PageRequest) {
+  return page(ctx, p, pageMessages(ctx.db, messageScope(ctx, p), req.since, req.limit + 1), req);
+}
+
+export function listChannelMessages(
+  ctx: AppContext,
+  p: Principal,
+  channelId: number,
+  recursive: boolean,
+  req: PageRequest,
+) {
+  const v = requireVisible(ctx, p, channelId);
+  const scope: MessageScope = { ownerAll: null, channelIds: targetChannelIds(ctx, p, v, recursive) };
+  return page(ctx, p, pageMessages(ctx.db, scope, req.since, req.limit + 1), req);
+}
+
+/**
+ * `q` → an FTS4 MATCH expression: every word must occur, the last one also as a prefix. Words are
+ * quoted, so nothing the user types is FTS syntax. No words at all: nothing matches.
+ */
+export function ftsQuery(q: string): string | null {
+  const words = q.match(/[\p{L}\p{N}_]+/gu);
+  if (!words) return null;
+  return words.map((w, i) => (i === words.length - 1 ? `"${w}*"` : `"${w}"`)).join(' ');
+}
+
+export function searchVisible(
+  ctx: AppContext,
+  p: Principal,
+  q: string,
+  appId: number | undefined,
+  recursive: boolean,
+  req: PageRequest,
+) {
+  let scope = messageScope(ctx, p);
+  if (appId !== undefined) {
+    const v = requireVisible(ctx, p, appId);
+    scope = { ownerAll: null, channelIds: targetChannelIds(ctx, p, v, recursive) };
+  }
+  const match = ftsQuery(q);
+  const rows = match === null ? [] : searchMessages(ctx.db, scope, match, req.since, req.limit + 1);
+  return page(ctx, p, rows, req);
+}
+
+function inScope(scope: MessageScope, row: MessageRow): boolean {
+  return (
+    (scope.ownerAll !== null && row.user_id === scope.ownerAll) || scope.channelIds.includes(row.channel_id)
+  );
+}
+
+/** Marks what the caller can see; other ids are skipped. */
+export function markMessagesRead(ctx: AppContext, p: Principal, ids: readonly number[]): { marked: number } {
+  const scope = messageScope(ctx, p);
+  const visible = [...new Set(ids)].filter((id) => {
+    const row = findMessage(ctx.db, id);
+    return row !== undefined && inScope(scope, row);
+  });
+  const marked = ctx.db.transaction(() => markRead(ctx.db, p.userId, visible));
+  return { marked };
+}
+
+export function markChannelsRead(ctx: AppContext, p: Principal, channelId: number, recursive: boolean) {
+  if (isRestricted(p)) throw errors.restrictedScope('mark a whole channel read');
+  const v = requireVisible(ctx, p, channelId);
+  const ids = targetChannelIds(ctx, p, v, recursive);
+  ctx.db.transaction(() => {
+    for (const id of ids) markChannelRead(ctx.db, p.userId, id);
+  });
+  return { appids: ids };
+}
+
+export function deleteAllMessages(ctx: AppContext, p: Principal): { deleted: number } {
+  const scope = ownedScope(ctx, p);
+  const deleted = ctx.db.transaction(() => {
+    let n = scope.ownerAll !== null ? deleteMessagesOfUser(ctx.db, scope.ownerAll) : 0;
+    for (const id of scope.channelIds) n += deleteMessagesOfChannel(ctx.db, id);
+    return n;
+  });
+  ctx.bus.emit(
+    'messages:deleted',
+    scope.ownerAll !== null ? { userId: p.userId } : { userId: p.userId, channelIds: scope.channelIds },
+  );
+  return { deleted };
+}
+
+export function deleteOneMessage(ctx: AppContext, p: Principal, id: number): { deleted: number } {
+  const row = findMessage(ctx.db, id);
+  if (!row || !inScope(messageScope(ctx, p), row)) throw errors.notFound('message');
+  if (row.user_id !== p.userId) throw errors.ownerOnly('delete messages');
+  const deleted = ctx.db.transaction(() => deleteMessageById(ctx.db, id));
+  ctx.bus.emit('messages:deleted', { userId: row.user_id, ids: [id] });
+  return { deleted };
+}
+
+export function deleteChannelMessages(ctx: AppContext, p: Principal, channelId: number, recursive: boolean) {
+  const v = requireVisible(ctx, p, channelId);
+  if (!v.owned) throw errors.ownerOnly('delete messages');
+  const ids = targetChannelIds(ctx, p, v, recursive, true);
+  const deleted = ctx.db.transaction(() => ids.reduce((n, id) => n + deleteMessagesOfChannel(ctx.db, id), 0));
+  ctx.bus.emit('messages:deleted', { userId: v.row.user_id, channelIds: ids });
+  return { deleted };
+}

@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context';
+import type { Principal } from '../../http/auth';
+import { errors } from '../../http/errors';
+import { issueToken, tokenDigest } from '../../lib/tokens';
+import { requireVisible, type VisibleChannel } from '../channels/access';
+import { findChannel } from '../channels/store';
+import { queueMail } from '../mail/service';
+import { postSystemMessage } from '../messages/service';
+import { findUserByEmail, findUserById } from '../users/store';
+import {
+  acceptedShareOf,
+  acceptShare,
+  activeShareFor,
+  declineShare,
+  deleteShare,
+  findShare,
+  findShareByInvite,
+  incomingShares,
+  insertShare,
+  recipientsOf,
+  rotateShareToken,
+  type ShareRow,
+  sharesOfChannel,
+  updateShare,
+} from './store';
+
+type Permission = 'view' | 'send';
+const RANK: Record<Permission, number> = { view: 0, send: 1 };
+
+function emailOf(ctx: AppContext, userId: number): string {
+  return findUserById(ctx.db, userId)?.email ?? '';
+}
+
+/** Both sides hear about every change: owner, granter and the recipient (when known). */
+function announce(
+  ctx: AppContext,
+  row: Pick<ShareRow, 'channel_id' | 'owner_id' | 'granted_by' | 'recipient_id'>,
+  extra?: number,
+) {
+  const ids = new Set([row.owner_id, row.granted_by]);
+  if (row.recipient_id !== null) ids.add(row.recipient_id);
+  if (extra !== undefined) ids.add(extra);
+  ctx.bus.emit('share:changed', { appid: row.channel_id, userIds: [...ids] });
+}
+
+/** The owner, or an accepted recipient with canShare (who grants at most their own permission). */
+function requireGranter(ctx: AppContext, p: Principal, channelId: number): VisibleChannel {
+  const v = requireVisible(ctx, p, channelId);
+  if (v.row.internal === 1) throw errors.systemChannel();
+  if (!v.owned && !v.share?.canShare) throw errors.ownerOnly('share it');
+  return v;
+}
+
+function checkGrant(v: VisibleChannel, permission: Permission): void {
+  if (v.share && RANK[permission] > RANK[v.share.permission])
+    throw errors.forbidden('you can grant at most your own permission');
+}
+
+export function createShare(
+  ctx: AppContext,
+  p: Principal,
+  channelId: number,
+  input: { email: string; permission: Permission; canShare?: boolean },
+): ShareRow {
+  const v = requireGranter(ctx, p, channelId);
+  checkGrant(v, input.permission);
+  const email = input.email.trim().toLowerCase();
+  const owner = findUserById(ctx.db, v.row.user_id)!;
+  if (email === owner.email.toLowerCase() || email === emailOf(ctx, p.userId).toLowerCase())
+    throw errors.badRequest('email: cannot share a channel with yourself or its owner');
+  if (activeShareFor(ctx.db, channelId, email)) throw errors.conflict('already shared with this address');
+  const invite = randomBytes(24).toString('base64url');
+  const id = ctx.db.transaction(() =>
+    insertShare(ctx.db, {
+      channelId,
+      grantedBy: p.userId,
+      email,
+      permission: input.permission,
+      canShare: input.canShare ?? false,
+      inviteDigest: tokenDigest(invite),
+      now: ctx.clock.now(),
+    }),
+  );
+  const row = findShare(ctx.db, id)!;
+  const link = `${ctx.publicUrl()}/#/share/join?token=${invite}`;
+  const from = emailOf(ctx, p.userId);
+  const existing = findUserByEmail(ctx.db, email);
+  if (existing) {
+    postSystemMessage(
+      ctx,
+      existing.id,
+      'A channel was shared with you',
+      `${from} shared the channel "${v.row.name}" with you (${input.permission}). Accept it under Shares, or open ${link}`,
+    );
+  }
+  // Mail never decides the answer or its timing; the share exists either way (incoming shares).
+  queueMail(ctx, {
+    to: email,
+    subject: `${from} shared the channel "${v.row.name}" with you`,
+    text: `${from} invited you to the Belfry channel "${v.row.name}" with ${input.permission} permission.\n\nAccept the invitation: ${link}\n\nIf you did not expect this, ignore this email.`,
+  });
+  announce(ctx, row, existing?.id);
+  return row;
+}
+
+export function listShares(ctx: AppContext, p: Principal, channelId: number): ShareRow[] {
+  const v = requireGranter(ctx, p, channelId);
+  return sharesOfChannel(ctx.db, channelId, v.owned ? undefined : p.userId);
+}
+
+/** A share the caller granted, or of a channel the caller owns; anything else is 404. */
+function managedShare(ctx: AppContext, p: Principal, id: number): ShareRow {
+  const row = findShare(ctx.db, id);
+  if (!row || (row.granted_by !== p.userId && row.owner_id !== p.userId)) throw errors.notFound('share');
+  requireVisible(ctx, p, row.channel_id); // an API token's scope applies
+  return row;
+}
+
+export function changeShare(
+  ctx: AppContext,
+  p: Principal,
+  id: number,
+  patch: { permission?: Permission; canShare?: boolean },
+): ShareRow {
+  const row = managedShare(ctx, p, id);
+  if (patch.permission !== undefined && row.owner_id !== p.userId)
+    checkGrant(requireVisible(ctx, p, row.channel_id), patch.permission);
+  ctx.db.transaction(() => updateShare(ctx.db, id, patch));
+  if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
+  announce(ctx, row);
+  return findShare(ctx.db, id)!;
+}
+
+export function revokeShare(ctx: AppContext, p: Principal, id: number): void {
+  const row = managedShare(ctx, p, id);
+  ctx.db.transaction(() => deleteShare(ctx.db, id));
+  ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
+  announce(ctx, row);
+}
+
+export function incoming(ctx: AppContext, p: Principal): ShareRow[] {
+  return incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId));
+}
+
+export function recipients(ctx: AppContext, p: Principal): string[] {
+  return recipientsOf(ctx.db, p.userId);
+}
+
+/** A share addressed to the caller (bound to them, or unbound and sent to their address), or 404. */
+function addressedShare(ctx: AppContext, p: Principal, id: number): ShareRow {
+  const row = findShare(ctx.db, id);
+  const me = emailOf(ctx, p.userId).toLowerCase();
+  if (!row) throw errors.notFound('share');
+  const mine = row.recipient_id === null ? row.email.toLowerCase() === me : row.recipient_id === p.userId;
+  if (!mine) throw errors.notFound('share');
+  return row;
+}
+
+export interface Accepted {
+  channel: VisibleChannel;
+  token: string;
+}
+
+function accept(ctx: AppContext, p: Principal, row: ShareRow): Accepted {
+  if (row.owner_id === p.userId) throw errors.badRequest('you own this channel');
+  const other = acceptedShareOf(ctx.db, p.userId, row.channel_id);
+  if (other && other.id !== row.id) throw errors.conflict('you already have access to this channel');
+  const { token, digest, hint } = issueToken('S');
+  ctx.db.transaction(() => acceptShare(ctx.db, row.id, p.userId, digest, hint));
+  if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
+  announce(ctx, { ...row, recipient_id: p.userId });
+  const channelRow = findChannel(ctx.db, row.channel_id)!;
+  const fresh = findShare(ctx.db, row.id)!;
+  return {
+    channel: {
+      row: channelRow,
+      owned: false,
+      share: {
+        id: fresh.id,
+        permission: fresh.permission,
+        canShare: fresh.can_share === 1,
+        tokenHint: fresh.token_hint,
+      },
+    },
+    token,
+  };
+}
+
+export function acceptById(ctx: AppContext, p: Principal, id: number): Accepted {
+  return accept(ctx, p, addressedShare(ctx, p, id));
+}
+
+export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow {
+  const row = addressedShare(ctx, p, id);
+  ctx.db.transaction(() => declineShare(ctx.db, id, p.userId));
+  if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
+  announce(ctx, { ...row, recipient_id: p.userId });
+  return findShare(ctx.db, id)!;
+}
+
+/** The invitation link is the invitation: whoever holds it joins (docs/api.md "Sharing"). */
+export function joinByToken(ctx: AppContext, p: Principal, invite: string): Accepted {
+  const row = findShareByInvite(ctx.db, tokenDigest(invite));
+  if (row?.status !== 'pending') throw errors.notFound('invitation');
+  return accept(ctx, p, row);
+}
+
+function myAcceptedShare(ctx: AppContext, p: Principal, appid: number): ShareRow {
+  const row = acceptedShareOf(ctx.db, p.userId, appid);
+  if (!row) throw errors.notFound('share');
+  return row;
+}
+
+export function leave(ctx: AppContext, p: Principal, appid: number): void {
+  const row = myAcceptedShare(ctx, p, appid);
+  ctx.db.transaction(() => declineShare(ctx.db, row.id, p.userId));
+  ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
+  announce(ctx, row);
+}
+
+export function rotate(ctx: AppContext, p: Principal, appid: number): { appid: number; token: string } {
+  const row = myAcceptedShare(ctx, p, appid);
+  const { token, digest, hint } = issueToken('S');
+  ctx.db.transaction(() => rotateShareToken(ctx.db, row.id, digest, hint));
+  ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
+  announce(ctx, row);
+  return { appid, token };
+}
