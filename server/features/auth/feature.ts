@@ -2,18 +2,22 @@ import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
 import type { RouteTable } from '../../http/routes';
 import { apiTokenRoutes } from '../api-tokens/routes';
+import { avatarRoutes } from '../avatars/routes';
 import { currentUserRoutes } from '../current-user/routes';
 import { pruneActivity } from '../devices/service';
 import type { Feature } from '../index';
 import { mailRoutes } from '../mail/routes';
 import { closeMail } from '../mail/service';
+import { mfaRoutes } from '../mfa/routes';
 import { mfaEnabled } from '../mfa/service';
 import { deleteDeadChallenges } from '../mfa/store';
 import { quotaRoutes } from '../quota/routes';
 import { pruneQuotaMinutes } from '../quota/service';
+import { userRoutes } from '../users/routes';
 import { basicChecks } from '../users/service';
 import type { UserRow } from '../users/store';
 import { limited } from './rate-limit';
+import { authRoutes } from './routes';
 import { deleteExpiredSudo } from './store';
 import { sudoGuard } from './sudo';
 
@@ -37,7 +41,16 @@ function initAccounts(ctx: AppContext, hooks: Parameters<NonNullable<Feature['in
 }
 
 function accountRoutes(ctx: AppContext): RouteTable[] {
-  return [currentUserRoutes(ctx), quotaRoutes(ctx), mailRoutes(ctx), apiTokenRoutes(ctx)];
+  return [
+    authRoutes(ctx),
+    currentUserRoutes(ctx),
+    mfaRoutes(ctx),
+    avatarRoutes(ctx),
+    userRoutes(ctx),
+    quotaRoutes(ctx),
+    mailRoutes(ctx),
+    apiTokenRoutes(ctx),
+  ];
 }
 
 /** Accounts and sign-in (issue 3): sudo, 2FA on Basic, rate limits, quota, mail, users, devices, tokens. */

@@ -1,5 +1,5 @@
 import { rfc3339, rfc3339OrNull } from '../../lib/clock';
-import type { DeviceRow } from './store';
+import type { ActivityRow, DeviceRow } from './store';
 
 /** Client (device) of the spec; `token` is the masked hint unless the full value is being issued. */
 export function presentDevice(row: DeviceRow, currentDeviceId: number | undefined, fullToken?: string) {
@@ -14,5 +14,16 @@ export function presentDevice(row: DeviceRow, currentDeviceId: number | undefine
     lastIp: row.last_ip,
     lastUserAgent: row.last_user_agent,
     current: row.id === currentDeviceId,
+  };
+}
+
+export function presentActivity(row: ActivityRow) {
+  return {
+    id: row.id,
+    type: row.type,
+    at: rfc3339(row.at),
+    ip: row.ip,
+    userAgent: row.user_agent,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
   };
 }

@@ -34,3 +34,47 @@ export function insertUser(
     [u.email, u.passwordHash, u.admin ? 1 : 0, u.verified ? 1 : 0, u.plan, u.now],
   ).lastInsertRowid;
 }
+
+export function listUsers(db: Db, since: number, limit: number): UserRow[] {
+  return db.all<UserRow>('SELECT * FROM users WHERE id > ? ORDER BY id LIMIT ?', [since, limit]);
+}
+
+export function countAdmins(db: Db): number {
+  return db.first<{ n: number }>('SELECT count(*) AS n FROM users WHERE admin = 1')!.n;
+}
+
+export function setPasswordHash(db: Db, id: number, hash: string): void {
+  db.run('UPDATE users SET password_hash = ? WHERE id = ?', [hash, id]);
+}
+
+export function setAdmin(db: Db, id: number, admin: boolean): void {
+  db.run('UPDATE users SET admin = ? WHERE id = ?', [admin ? 1 : 0, id]);
+}
+
+export function setVerified(db: Db, id: number): void {
+  db.run('UPDATE users SET verified = 1 WHERE id = ?', [id]);
+}
+
+export function setPlan(db: Db, id: number, plan: PlanName): void {
+  db.run('UPDATE users SET plan = ? WHERE id = ?', [plan, id]);
+}
+
+export function setImage(db: Db, id: number, image: string | null): void {
+  db.run('UPDATE users SET image = ? WHERE id = ?', [image, id]);
+}
+
+export function addBalance(db: Db, id: number, kopecks: number): void {
+  db.run('UPDATE users SET balance_kopecks = balance_kopecks + ? WHERE id = ?', [kopecks, id]);
+}
+
+export function getQuietHoursJson(db: Db, id: number): string | null {
+  return db.first<{ q: string | null }>('SELECT quiet_hours AS q FROM users WHERE id = ?', [id])?.q ?? null;
+}
+
+export function setQuietHoursJson(db: Db, id: number, json: string): void {
+  db.run('UPDATE users SET quiet_hours = ? WHERE id = ?', [json, id]);
+}
+
+export function deleteUserRow(db: Db, id: number): void {
+  db.run('DELETE FROM users WHERE id = ?', [id]);
+}
