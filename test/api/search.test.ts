@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
+import { startTestServer, type TestServer } from '../helpers/test-server';
+
+let t: TestServer;
+let dev: string;
+let parent: { id: number; token: string };
+let child: { id: number; token: string };
+let ids: Record<string, number>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  dev = (await deviceToken(t)).token;
+  parent = await makeChannel(t, dev);
+  child = await makeChannel(t, dev, { parentId: parent.id });
+  ids = {
+    disk: (await sendMessage(t, parent.token, { title: 'Disk almost full', message: 'db-07 /var is 91% full' })).id,
+    cafe: (await sendMessage(t, child.token, { title: 'Café', message: 'the backup finished' })).id,
+    disk2: (await sendMessage(t, child.token, { message: 'disk replaced on db-03' })).id,
+    other: (await sendMessage(t, parent.token, { message: 'nothing to see' })).id,
+  };
+  const stranger = (await deviceToken(t, makeUser(t))).token;
+  await sendMessage(t, (await makeChannel(t, stranger)).token, { message: 'disk of someone else' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const search = (q: string, token = dev) => t.request('GET', `/message/search?${q}`, { token });
+
+describe('GET /message/search', () => {
+  it('GET /message/search finds words and prefixes in title and text, newest first, only in own channels', async () => {
+    const res = await search('q=dis');
+    expect(res.status).toBe(200);
+    expect(res.body.messages.map((m: any) => m.id)).toEqual([ids.disk2, ids.disk]);
+    expect(res.body.paging).toEqual({ size: 2, limit: 100 });
+    expect((await search('q=cafe')).body.messages.map((m: any) => m.id)).toEqual([ids.cafe]);
+    expect((await search('q=db full')).body.messages.map((m: any) => m.id)).toEqual([ids.disk]);
+  });
+
+  it('GET /message/search answers 400 when q is shorter than 2 characters or missing', async () => {
+    for (const q of ['q=a', 'q=%20a%20', '']) {
+      const res = await search(q);
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('GET /message/search treats FTS syntax as text', async () => {
+    const res = await search(`q=${encodeURIComponent('"disk" OR NEAR(')}`);
+    expect(res.status).toBe(200);
+  });
+
+  it('GET /message/search restricts to appId, with descendants on recursive, and 404s for others\' channels', async () => {
+    expect((await search(`q=disk&appId=${parent.id}`)).body.messages.map((m: any) => m.id)).toEqual([ids.disk]);
+    expect((await search(`q=disk&appId=${parent.id}&recursive=1`)).body.messages.map((m: any) => m.id)).toEqual([
+      ids.disk2,
+      ids.disk,
+    ]);
+    expect((await search('q=disk&appId=999999')).status).toBe(404);
+  });
+
+  it('GET /message/search pages with limit and since', async () => {
+    const first = await search('q=disk&limit=1');
+    expect(first.body.paging).toEqual({ size: 1, limit: 1, since: ids.disk2, next: `${t.url}/message/search?q=disk&limit=1&since=${ids.disk2}` });
+    const second = await search(`q=disk&limit=1&since=${ids.disk2}`);
+    expect(second.body.messages.map((m: any) => m.id)).toEqual([ids.disk]);
+  });
+
+  it('GET /message/search shows a channel key with read only its own channel', async () => {
+    const key = await t.request('POST', `/application/${child.id}/token`, { token: dev, json: { canRead: true } });
+    expect((await search('q=disk', key.body.token)).body.messages.map((m: any) => m.id)).toEqual([ids.disk2]);
+    expect((await search(`q=disk&appId=${parent.id}`, key.body.token)).status).toBe(404);
+  });
+
+  it('GET /message/search no longer finds deleted messages', async () => {
+    await t.request('DELETE', `/message/${ids.disk2}`, { token: dev });
+    expect((await search('q=replaced')).body.messages).toEqual([]);
+  });
+});
