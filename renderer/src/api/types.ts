@@ -1,0 +1,185 @@
+/** Wire shapes of the API (spec + docs/api.md). */
+
+export interface Paging {
+  size: number;
+  limit: number;
+  since?: number;
+  next?: string;
+}
+
+export interface Message {
+  id: number;
+  appid: number;
+  message: string;
+  title: string;
+  priority: number;
+  date: string;
+  read?: boolean;
+  senderName?: string;
+  extras?: Record<string, unknown>;
+}
+
+export interface MessagePage {
+  paging: Paging;
+  messages: Message[];
+}
+
+export interface Channel {
+  id: number;
+  token: string;
+  name: string;
+  description: string;
+  internal: boolean;
+  image: string;
+  defaultPriority: number;
+  lastUsed: string | null;
+  sortKey: string;
+  parentId?: number;
+  tags: string[];
+  shared?: boolean;
+  sharePermission?: 'view' | 'send';
+  canShare?: boolean;
+}
+
+export interface ChannelKey {
+  id: number;
+  appid: number;
+  name: string;
+  note: string;
+  canRead: boolean;
+  canWrite: boolean;
+  primary: boolean;
+  expiresAt: number;
+  revoked: boolean;
+  lastUsed: string | null;
+  createdAt: string;
+  token: string;
+}
+
+export interface Share {
+  id: number;
+  appid: number;
+  email: string;
+  permission: 'view' | 'send';
+  canShare: boolean;
+  status: 'pending' | 'accepted' | 'declined';
+  createdAt: string;
+  channelName?: string;
+  ownerEmail?: string;
+}
+
+export interface Webhook {
+  id: number;
+  appid: number;
+  name: string;
+  mode: 'static' | 'dynamic';
+  title: string;
+  text: string;
+  priority: number | null;
+  url: string;
+  createdAt: string;
+  lastUsed: string | null;
+}
+
+export interface Device {
+  id: number;
+  name: string;
+  token: string;
+  lastUsed: string | null;
+  createdAt: string;
+  status: 'active' | 'suspended' | 'revoked';
+  platform: string;
+  lastIp: string;
+  lastUserAgent: string;
+  current: boolean;
+}
+
+export interface LoginResponse {
+  id: number;
+  name: string;
+  token: string;
+  user_id: number;
+  platform: string;
+  suspended_device_id?: number;
+}
+
+export interface MfaChallenge {
+  challenge: string;
+  methods: ('totp' | 'mobile' | 'recovery')[];
+  mobileCode?: string;
+  expiresIn: number;
+}
+
+export interface User {
+  id: number;
+  email: string;
+  name?: string;
+  admin: boolean;
+  verified: boolean;
+  plan: 'free' | 'pro' | 'business';
+  eventCounter: number;
+  messageCounter: number;
+  image: string;
+  mfaEnabled: boolean;
+  storageBytes?: number;
+}
+
+export interface MfaStatus {
+  enabled: boolean;
+  pendingSetup: boolean;
+  recoveryCodesRemaining: number;
+  mobileConnected: boolean;
+  mobileEnabled: boolean;
+  approverDevices: { id: number; name: string }[] | number[];
+}
+
+export interface QuietHours {
+  enabled: boolean;
+  timezone: string;
+  start: string;
+  end: string;
+  days: number[];
+  breakthroughPriority: number;
+  digest: boolean;
+}
+
+export interface ApiToken {
+  id: number;
+  name: string;
+  access: 'read' | 'write';
+  appIds: number[];
+  appTags: string[];
+  expiresAt?: string | null;
+  token: string;
+  lastUsed?: string | null;
+  createdAt?: string;
+}
+
+export interface QuotaBreakdown {
+  day: string;
+  plan: string;
+  limit: number;
+  used: number;
+  remaining: number;
+  hours: { at: string; count: number }[];
+  minutes: { at: string; count: number }[];
+  storage: { messages: number; messageBytes: number; imageBytes: number; totalBytes: number };
+}
+
+export interface OutboxMail {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  createdAt: string;
+}
+
+export interface Pairing {
+  id: number;
+  code: string;
+  expiresAt: string;
+  expiresIn: number;
+  urls: string[];
+  lan: boolean;
+}

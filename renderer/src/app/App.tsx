@@ -1,0 +1,162 @@
+import { type ReactElement, useEffect, useState } from 'react';
+import { desktop } from '../api/desktop';
+import { ErrorText } from '../components/ui';
+import { Account } from '../features/account/Account';
+import { Outbox } from '../features/admin/Outbox';
+import { Users } from '../features/admin/Users';
+import { ApiTokens } from '../features/api-tokens/ApiTokens';
+import { PairClaim } from '../features/auth/PairClaim';
+import { SignIn } from '../features/auth/SignIn';
+import { SudoDialog } from '../features/auth/SudoDialog';
+import { Channels } from '../features/channels/Channels';
+import { JoinShare } from '../features/channels/JoinShare';
+import { Devices } from '../features/devices/Devices';
+import { Inbox } from '../features/inbox/Inbox';
+import { Link, navigate, useLocation } from './router';
+import { useSession } from './session';
+import { ThemeToggle } from './theme';
+
+const NAV = [
+  { to: '/inbox', label: 'Inbox' },
+  { to: '/channels', label: 'Channels' },
+  { to: '/devices', label: 'Devices' },
+  { to: '/api-tokens', label: 'API tokens' },
+  { to: '/account', label: 'Account' },
+];
+const ADMIN_NAV = [
+  { to: '/users', label: 'Users' },
+  { to: '/outbox', label: 'Mail outbox' },
+];
+
+export function App() {
+  const { token, user, loading, error, signOut } = useSession();
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  // Invitation links from emails use the hash form `/#/share/join?token=…` (docs/api.md, shares).
+  useEffect(() => {
+    if (location.hash.startsWith('#/share/join'))
+      navigate(`/share/join${location.hash.slice('#/share/join'.length)}`, true);
+  }, []);
+
+  // A click on a desktop notification opens its message.
+  useEffect(() => desktop()?.onOpenMessage((t) => navigate(`/inbox?channel=${t.appid}#message-${t.id}`)), []);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close the phone menu whenever the page changes
+  useEffect(() => setMenuOpen(false), [path]);
+
+  if (path === '/pair') return <PairClaim />;
+  if (!token) {
+    return (
+      <>
+        <ThemeToggle floating />
+        <SignIn />
+      </>
+    );
+  }
+  if (loading && !user) return <p className="loading">Loading…</p>;
+  if (!user)
+    return (
+      <main className="auth-page">
+        <div className="card stack">
+          <ErrorText error={error} />
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </main>
+    );
+
+  const items = user.admin ? [...NAV, ...ADMIN_NAV] : NAV;
+  const current = path === '/' ? '/inbox' : path;
+  let page: ReactElement;
+  switch (current) {
+    case '/inbox':
+      page = <Inbox />;
+      break;
+    case '/channels':
+      page = <Channels />;
+      break;
+    case '/devices':
+      page = <Devices />;
+      break;
+    case '/api-tokens':
+      page = <ApiTokens />;
+      break;
+    case '/account':
+      page = <Account />;
+      break;
+    case '/users':
+      page = user.admin ? <Users /> : <NotFound />;
+      break;
+    case '/outbox':
+      page = user.admin ? <Outbox /> : <NotFound />;
+      break;
+    case '/share/join':
+      page = <JoinShare />;
+      break;
+    default:
+      page = <NotFound />;
+  }
+  const flash = sessionStorage.getItem('belfry.flash');
+  if (flash) sessionStorage.removeItem('belfry.flash');
+
+  return (
+    <div className="shell">
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/inbox" className="brand" aria-label="Belfry inbox">
+          <img src="/favicon.svg" alt="" width={24} height={24} /> Belfry
+        </Link>
+        <button
+          type="button"
+          className="menu-toggle ghost"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+          {items.map((n) => (
+            <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="topbar-end">
+          <ThemeToggle />
+          <span className="who" title={user.email}>
+            {user.image ? <img src={user.image} alt="" className="avatar" /> : null}
+            <span className="who-email">{user.email}</span>
+          </span>
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {flash ? (
+          <p className="notice" role="status">
+            {flash}
+          </p>
+        ) : null}
+        {page}
+      </main>
+      <SudoDialog />
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no page here. <Link to="/inbox">Go to the inbox</Link>.
+      </p>
+    </section>
+  );
+}

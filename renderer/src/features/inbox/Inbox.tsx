@@ -1,0 +1,286 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { del, get, post, query } from '../../api/client';
+import { desktop } from '../../api/desktop';
+import type { Channel, Message, MessagePage } from '../../api/types';
+import { openMessageSocket, type SocketState } from '../../api/ws';
+import { navigate, useLocation } from '../../app/router';
+import { useSession } from '../../app/session';
+import { ErrorText, useAction } from '../../components/ui';
+import { buildTree, subtreeIds, type TreeNode } from '../channels/tree';
+import { FirstMessage } from './FirstMessage';
+import { MessageItem } from './MessageItem';
+
+const PAGE = 50;
+
+export function Inbox() {
+  const { token } = useSession();
+  const { search: params, hash } = useLocation();
+  const channelId = Number(params.get('channel')) || null;
+  const [channels, setChannels] = useState<Channel[]>([]);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [since, setSince] = useState<number | undefined>(undefined);
+  const [loaded, setLoaded] = useState(false);
+  const [q, setQ] = useState(params.get('q') ?? '');
+  const [activeQ, setActiveQ] = useState(params.get('q') ?? '');
+  const [unreadOnly, setUnreadOnly] = useState(false);
+  const [live, setLive] = useState<SocketState>('connecting');
+  const load = useAction();
+  const act = useAction();
+  const sentinel = useRef<HTMLDivElement>(null);
+
+  const loadChannels = useCallback(async () => {
+    try {
+      setChannels(await get<Channel[]>('/application'));
+    } catch (err) {
+      load.setError(err);
+    }
+  }, [load.setError]);
+  useEffect(() => void loadChannels(), [loadChannels]);
+
+  const pageUrl = useCallback(
+    (cursor?: number) => {
+      if (activeQ.trim().length >= 2)
+        return `/message/search${query({ q: activeQ.trim(), appId: channelId, recursive: channelId ? 1 : undefined, limit: PAGE, since: cursor })}`;
+      if (channelId)
+        return `/application/${channelId}/message${query({ limit: PAGE, since: cursor, recursive: 1 })}`;
+      return `/message${query({ limit: PAGE, since: cursor })}`;
+    },
+    [activeQ, channelId],
+  );
+
+  useEffect(() => {
+    let live = true;
+    setLoaded(false);
+    setMessages([]);
+    setSince(undefined);
+    void load.run(async () => {
+      const page = await get<MessagePage>(pageUrl());
+      if (!live) return;
+      setMessages(page.messages);
+      setSince(page.paging.since);
+      setLoaded(true);
+    });
+    return () => {
+      live = false;
+    };
+  }, [pageUrl, load.run]);
+
+  const loadMore = useCallback(async () => {
+    if (!since || load.busy) return;
+    await load.run(async () => {
+      const page = await get<MessagePage>(pageUrl(since));
+      setMessages((prev) => {
+        const ids = new Set(prev.map((m) => m.id));
+        return [...prev, ...page.messages.filter((m) => !ids.has(m.id))];
+      });
+      setSince(page.paging.since);
+    });
+  }, [since, pageUrl, load.busy, load.run]);
+
+  // Endless scroll: load the next page when the end of the list comes into view.
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || !since) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) void loadMore();
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [since, loadMore]);
+
+  // Live: new messages arrive over /ws without a reload.
+  const visibleIds = useMemo(
+    () => (channelId ? subtreeIds(channels, channelId) : null),
+    [channels, channelId],
+  );
+  const filterRef = useRef({ visibleIds, searching: activeQ.trim().length >= 2 });
+  filterRef.current = { visibleIds, searching: activeQ.trim().length >= 2 };
+  useEffect(() => {
+    if (!token) return;
+    return openMessageSocket(
+      token,
+      (m) => {
+        const f = filterRef.current;
+        if (f.searching) return;
+        if (f.visibleIds && !f.visibleIds.has(m.appid)) return;
+        setMessages((prev) => (prev.some((p) => p.id === m.id) ? prev : [m, ...prev]));
+        setLoaded(true);
+      },
+      setLive,
+    );
+  }, [token]);
+
+  const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
+  const tree = useMemo(() => buildTree(channels), [channels]);
+  const shown = unreadOnly ? messages.filter((m) => !m.read) : messages;
+  const unreadShown = messages.filter((m) => !m.read);
+
+  const markRead = (ids: number[]) =>
+    act.run(async () => {
+      if (!ids.length) return;
+      await post('/message/read', { ids });
+      const set = new Set(ids);
+      setMessages((prev) => prev.map((m) => (set.has(m.id) ? { ...m, read: true } : m)));
+      void desktop()?.unreadChanged();
+    });
+  const markAllRead = () =>
+    act.run(async () => {
+      if (channelId) {
+        await post(`/application/${channelId}/message/read?recursive=1`);
+        setMessages((prev) => prev.map((m) => ({ ...m, read: true })));
+        void desktop()?.unreadChanged();
+      } else await markRead(unreadShown.map((m) => m.id).slice(0, 1000));
+    });
+  const remove = (id: number) =>
+    act.run(async () => {
+      await del(`/message/${id}`);
+      setMessages((prev) => prev.filter((m) => m.id !== id));
+      void desktop()?.unreadChanged();
+    });
+
+  const select = (id: number | null) => navigate(id ? `/inbox?channel=${id}` : '/inbox');
+  const title = channelId ? (byId.get(channelId)?.name ?? 'Channel') : 'All messages';
+  const searching = activeQ.trim().length >= 2;
+
+  return (
+    <div className="inbox">
+      <aside className="channel-tree" aria-label="Channels">
+        <h2 className="sr-only">Channels</h2>
+        <ul>
+          <li>
+            <button
+              type="button"
+              className={channelId === null ? 'tree-item on' : 'tree-item'}
+              onClick={() => select(null)}
+              aria-current={channelId === null ? 'true' : undefined}
+            >
+              All messages
+            </button>
+          </li>
+          {tree.map((n) => (
+            <TreeItem key={n.channel.id} node={n} selected={channelId} onSelect={select} />
+          ))}
+        </ul>
+      </aside>
+      <section className="messages" aria-labelledby="inbox-title">
+        <div className="inbox-head">
+          <h1 id="inbox-title">{searching ? `Search: ${activeQ}` : title}</h1>
+          <output className={`live ${live}`} title="Live updates over the message socket">
+            {live === 'open' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline, retrying'}
+          </output>
+        </div>
+        <form
+          className="toolbar"
+          aria-label="Search and filter"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setActiveQ(q);
+          }}
+        >
+          <label className="sr-only" htmlFor="search">
+            Search messages
+          </label>
+          <input
+            id="search"
+            type="search"
+            placeholder="Search messages"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+          />
+          <button type="submit">Search</button>
+          {searching ? (
+            <button
+              type="button"
+              onClick={() => {
+                setQ('');
+                setActiveQ('');
+              }}
+            >
+              Clear
+            </button>
+          ) : null}
+          <label className="check">
+            <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} />{' '}
+            Unread only
+          </label>
+          <button
+            type="button"
+            onClick={() => void markAllRead()}
+            disabled={act.busy || unreadShown.length === 0}
+          >
+            Mark all read
+          </button>
+        </form>
+        {q.trim().length === 1 ? <p className="hint">Type at least 2 characters to search.</p> : null}
+        <ErrorText error={load.error} />
+        <ErrorText error={act.error} />
+        {loaded && messages.length === 0 ? (
+          searching ? (
+            <p className="empty">No messages match “{activeQ}”.</p>
+          ) : (
+            <FirstMessage channels={channels} channelId={channelId} onChannelsChanged={loadChannels} />
+          )
+        ) : null}
+        <ol className="message-list" aria-label="Messages">
+          {shown.map((m) => (
+            <MessageItem
+              key={m.id}
+              message={m}
+              channel={byId.get(m.appid)}
+              highlighted={hash === `#message-${m.id}`}
+              onRead={() => void markRead([m.id])}
+              onDelete={() => void remove(m.id)}
+            />
+          ))}
+        </ol>
+        {since ? (
+          <div ref={sentinel} className="more">
+            <button type="button" onClick={() => void loadMore()} disabled={load.busy}>
+              {load.busy ? 'Loading…' : 'Load older messages'}
+            </button>
+          </div>
+        ) : loaded && messages.length > 0 ? (
+          <p className="hint end">That is everything.</p>
+        ) : null}
+        {!loaded && load.busy ? <p className="loading">Loading…</p> : null}
+      </section>
+    </div>
+  );
+}
+
+function TreeItem({
+  node,
+  selected,
+  onSelect,
+}: {
+  node: TreeNode;
+  selected: number | null;
+  onSelect: (id: number) => void;
+}) {
+  const c = node.channel;
+  return (
+    <li>
+      <button
+        type="button"
+        className={selected === c.id ? 'tree-item on' : 'tree-item'}
+        onClick={() => onSelect(c.id)}
+        aria-current={selected === c.id ? 'true' : undefined}
+      >
+        {c.image ? (
+          <img src={c.image} alt="" className="logo" />
+        ) : (
+          <span className="logo placeholder" aria-hidden="true" />
+        )}
+        <span>{c.name}</span>
+        {c.shared ? <span className="tag">shared</span> : null}
+      </button>
+      {node.children.length ? (
+        <ul>
+          {node.children.map((n) => (
+            <TreeItem key={n.channel.id} node={n} selected={selected} onSelect={onSelect} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,63 @@
+import { useEffect, useRef } from 'react';
+import type { Channel, Message } from '../../api/types';
+import { isMarkdown, Markdown } from '../../components/Markdown';
+import { formatDate, PriorityBadge } from '../../components/ui';
+
+export function MessageItem({
+  message: m,
+  channel,
+  highlighted,
+  onRead,
+  onDelete,
+}: {
+  message: Message;
+  channel: Channel | undefined;
+  highlighted: boolean;
+  onRead: () => void;
+  onDelete: () => void;
+}) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView({ block: 'center' });
+  }, [highlighted]);
+  const unread = !m.read;
+  return (
+    <li
+      ref={ref}
+      id={`message-${m.id}`}
+      className={`message${unread ? ' unread' : ''}${highlighted ? ' highlighted' : ''}`}
+      aria-label={`${unread ? 'Unread: ' : ''}${m.title || channel?.name || 'Message'}`}
+    >
+      <div className="message-head">
+        {channel?.image ? <img src={channel.image} alt="" className="logo" /> : null}
+        <h3>{m.title || channel?.name || 'Message'}</h3>
+        <PriorityBadge priority={m.priority} />
+        {unread ? <span className="dot" title="Unread" /> : null}
+      </div>
+      <div className="message-meta">
+        <span>{channel?.name ?? `Channel ${m.appid}`}</span>
+        {m.senderName && m.senderName !== channel?.name ? <span> · {m.senderName}</span> : null}
+        <span> · </span>
+        <time dateTime={m.date}>{formatDate(m.date)}</time>
+      </div>
+      {isMarkdown(m.extras) ? <Markdown source={m.message} /> : <p className="message-text">{m.message}</p>}
+      <div className="message-actions">
+        {unread ? (
+          <button type="button" onClick={onRead} aria-label={`Mark “${m.title || 'message'}” read`}>
+            Mark read
+          </button>
+        ) : (
+          <span className="hint">Read</span>
+        )}
+        <button
+          type="button"
+          className="danger"
+          onClick={onDelete}
+          aria-label={`Delete “${m.title || 'message'}”`}
+        >
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
