@@ -11,9 +11,18 @@ afterAll(() => t.close());
 describe('POST /auth/local/login', () => {
   test('POST /auth/local/login creates a device and sets the session cookie when the Basic pair is right', async () => {
     const u = makeUser(t);
-    const res = await t.request('POST', '/auth/local/login', { basic: u, json: { name: 'Firefox', platform: 'linux' } });
+    const res = await t.request('POST', '/auth/local/login', {
+      basic: u,
+      json: { name: 'Firefox', platform: 'linux' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: expect.any(Number), name: 'Firefox', token: expect.stringMatching(/^C[A-Za-z0-9]{22}$/), user_id: u.id, platform: 'linux' });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name: 'Firefox',
+      token: expect.stringMatching(/^C[A-Za-z0-9]{22}$/),
+      user_id: u.id,
+      platform: 'linux',
+    });
     expect(res.headers.get('set-cookie')).toBe(
       `service-client-token=${res.body.token}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax`,
     );
@@ -24,7 +33,10 @@ describe('POST /auth/local/login', () => {
 
   test('POST /auth/local/login takes the name and platform as a form and defaults the name to web', async () => {
     const u = makeUser(t);
-    const form = await t.request('POST', '/auth/local/login', { basic: u, form: { name: 'Phone', platform: 'android' } });
+    const form = await t.request('POST', '/auth/local/login', {
+      basic: u,
+      form: { name: 'Phone', platform: 'android' },
+    });
     expect(form.body).toMatchObject({ name: 'Phone', platform: 'android' });
     const bare = await t.request('POST', '/auth/local/login', { basic: u });
     expect(bare.body).toMatchObject({ name: 'web', platform: '' });
@@ -73,10 +85,18 @@ describe('POST /auth/local/login', () => {
 
   test('POST /auth/local/login answers 401 when the password is wrong or the user unknown', async () => {
     const u = makeUser(t);
-    const wrong = await t.request('POST', '/auth/local/login', { basic: { email: u.email, password: 'not-it-at-all' } });
+    const wrong = await t.request('POST', '/auth/local/login', {
+      basic: { email: u.email, password: 'not-it-at-all' },
+    });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ error: 'Unauthorized', errorCode: 401, errorDescription: 'wrong username or password' });
-    const unknown = await t.request('POST', '/auth/local/login', { basic: { email: 'nobody@example.com', password: 'whatever-1' } });
+    expect(wrong.body).toEqual({
+      error: 'Unauthorized',
+      errorCode: 401,
+      errorDescription: 'wrong username or password',
+    });
+    const unknown = await t.request('POST', '/auth/local/login', {
+      basic: { email: 'nobody@example.com', password: 'whatever-1' },
+    });
     expect(unknown.body.errorDescription).toBe('wrong username or password');
     t.clock.advance(60_000);
   });
@@ -103,9 +123,11 @@ describe('POST /auth/local/login', () => {
     const s = await startTestServer();
     try {
       const bad = { email: s.admin.email, password: 'wrong-password' };
-      for (let i = 0; i < 5; i++) expect((await s.request('POST', '/auth/local/login', { basic: bad })).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await s.request('POST', '/auth/local/login', { basic: bad })).status).toBe(401);
       // Basic on other routes counts as sign-in attempts too.
-      for (let i = 0; i < 5; i++) expect((await s.request('GET', '/client', { basic: bad })).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await s.request('GET', '/client', { basic: bad })).status).toBe(401);
       s.clock.advance(10_000);
       const limited = await s.request('POST', '/auth/local/login', { basic: s.admin });
       expect(limited.status).toBe(429);
@@ -126,20 +148,27 @@ describe('POST /auth/logout', () => {
     const res = await t.request('POST', '/auth/logout', { token: login.body.token, via: 'cookie' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({});
-    expect(res.headers.get('set-cookie')).toBe('service-client-token=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax');
+    expect(res.headers.get('set-cookie')).toBe(
+      'service-client-token=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax',
+    );
     expect((await t.request('GET', '/current/user', { token: login.body.token })).status).toBe(401);
     const other = await deviceToken(t);
     const list = await t.request('GET', '/client', { token: other.token });
     const dev = list.body.find((d: { id: number }) => d.id === login.body.id);
     expect(dev.status).toBe('active');
-    expect(dev.token).not.toBe(`${login.body.token.slice(0, 3)}****************${login.body.token.slice(-4)}`);
+    expect(dev.token).not.toBe(
+      `${login.body.token.slice(0, 3)}****************${login.body.token.slice(-4)}`,
+    );
   });
 
   test('POST /auth/logout answers 200 when the token is invalid or missing', async () => {
     expect((await t.request('POST', '/auth/logout', { token: 'Cxxxxxxxxxxxxxxxxxxxxxx' })).status).toBe(200);
     expect((await t.request('POST', '/auth/logout', { token: 'garbage' })).status).toBe(200);
     expect((await t.request('POST', '/auth/logout')).status).toBe(200);
-    expect((await t.request('POST', '/auth/logout', { headers: { Authorization: basicHeader('a@b.c', 'x') } })).status).toBe(200);
+    expect(
+      (await t.request('POST', '/auth/logout', { headers: { Authorization: basicHeader('a@b.c', 'x') } }))
+        .status,
+    ).toBe(200);
   });
 
   test('POST /auth/logout leaves API tokens and channel keys working', async () => {
