@@ -10,6 +10,7 @@ import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
+import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
 
@@ -45,4 +46,5 @@ export const FEATURES: readonly Feature[] = [
   ...channelFeatures,
   accountsFeature,
   realtimeFeature(),
+  { name: 'pairing', routes: pairingRoutes },
 ];
