@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     paths: {
       preload: here('./preload.cjs'),
       icon: here('../../build/icons/512x512.png'),
-      trayIcon: here('../../build/tray.png'),
+      trayIcon: here(process.platform === 'darwin' ? '../../build/trayTemplate.png' : '../../build/tray.png'),
     },
     env: process.env,
     networkInterfaces,

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `npm start` (contract, "Starting"): the desktop app when an Electron binary and a display exist;
+ * otherwise one line saying why, then the headless server (`npm run serve`) with the same arguments.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+
+function electronBinary() {
+  try {
+    // The `electron` package exports the path of its binary; it throws when the download failed.
+    const bin = createRequire(join(root, 'package.json'))('electron');
+    return typeof bin === 'string' && existsSync(bin) ? bin : null;
+  } catch {
+    return null;
+  }
+}
+
+function hasDisplay() {
+  if (process.platform === 'win32' || process.platform === 'darwin') return true;
+  return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
+
+function run(cmd, cmdArgs) {
+  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit' });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));
+}
+
+const bin = electronBinary();
+const why = !bin
+  ? 'Electron is not installed (its binary download failed or was skipped)'
+  : !hasDisplay()
+    ? 'no display is available'
+    : null;
+if (why) {
+  console.log(`Belfry: ${why}; running the headless server instead (npm run serve).`);
+  run(process.execPath, [
+    join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+    join(root, 'server', 'cli.ts'),
+    ...args,
+  ]);
+} else {
+  const main = join(root, 'dist', 'electron', 'main.js');
+  const build = () =>
+    new Promise((resolve, reject) => {
+      const c = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], {
+        cwd: root,
+        stdio: 'inherit',
+      });
+      c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build exited ${code}`))));
+    });
+  (existsSync(main) && existsSync(join(root, 'dist', 'renderer', 'index.html'))
+    ? Promise.resolve()
+    : build()
+  ).then(
+    () => run(bin, [root, ...args]),
+    (err) => {
+      console.error(`Belfry: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}
