@@ -7,7 +7,7 @@ import { currentUserRoutes } from '../current-user/routes';
 import { pruneActivity } from '../devices/service';
 import type { Feature } from '../index';
 import { mailRoutes } from '../mail/routes';
-import { closeMail } from '../mail/service';
+import { closeMail, pruneOutbox } from '../mail/service';
 import { mfaRoutes } from '../mfa/routes';
 import { mfaEnabled } from '../mfa/service';
 import { deleteDeadChallenges } from '../mfa/store';
@@ -37,6 +37,7 @@ function initAccounts(ctx: AppContext, hooks: Parameters<NonNullable<Feature['in
   hooks.retention.register('quota-minutes', pruneQuotaMinutes);
   hooks.retention.register('device-activity', pruneActivity);
   hooks.retention.register('mfa-challenges', (c) => deleteDeadChallenges(c.db, c.clock.now() - 86_400_000));
+  hooks.retention.register('mail-outbox', pruneOutbox);
   hooks.retention.register('sudo-windows', (c) => deleteExpiredSudo(c.db, c.clock.now()));
 }
 

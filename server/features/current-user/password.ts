@@ -3,7 +3,7 @@ import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { closeAllSudo } from '../auth/sudo';
 import { rotateAllDeviceTokens } from '../devices/service';
-import { checkPassword, hashPassword } from '../users/service';
+import { checkPassword, hashPasswordAsync } from '../users/service';
 import { setPasswordHash } from '../users/store';
 import { currentUserRow } from './service';
 
@@ -18,7 +18,7 @@ export async function changeOwnPassword(
 ): Promise<void> {
   const user = currentUserRow(ctx, p.userId);
   if (!(await checkPassword(ctx, user, input.oldPass))) throw errors.badRequest('wrong password');
-  const hash = hashPassword(ctx, input.pass);
+  const hash = await hashPasswordAsync(ctx, input.pass);
   const emit = ctx.db.transaction(() => {
     setPasswordHash(ctx.db, user.id, hash);
     closeAllSudo(ctx, user.id);

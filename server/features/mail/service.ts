@@ -1,7 +1,14 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../../context';
 import { rfc3339 } from '../../lib/clock';
-import { insertOutbox, type OutboxRow } from './store';
+import { deleteOutboxBefore, insertOutbox, type OutboxRow } from './store';
+
+/** Kept mail older than this is dropped by retention (its links have expired long before). */
+export const OUTBOX_RETENTION_MS = 30 * 86_400_000;
+
+export function pruneOutbox(ctx: AppContext): number {
+  return deleteOutboxBefore(ctx.db, ctx.clock.now() - OUTBOX_RETENTION_MS);
+}
 
 export interface Mail {
   to: string;

@@ -28,3 +28,7 @@ export function listOutbox(db: Db, limit: number, before: number): OutboxRow[] {
     limit,
   ]);
 }
+
+export function deleteOutboxBefore(db: Db, before: number): number {
+  return db.run('DELETE FROM mail_outbox WHERE created_at < ?', [before]).changes;
+}

@@ -9,12 +9,13 @@ import { closeAllSudo } from '../auth/sudo';
 import { rotateAllDeviceTokens } from '../devices/service';
 import { queueMail } from '../mail/service';
 import { disableMfa, mfaEnabled } from '../mfa/service';
-import { createUser, hashPassword } from './service';
+import { hashPasswordAsync } from './service';
 import {
   countAdmins,
   deleteUserRow,
   findUserByEmail,
   findUserById,
+  insertUser,
   setAdmin,
   setPasswordHash,
   setPlan,
@@ -67,16 +68,33 @@ function sendVerification(ctx: AppContext, u: UserRow): void {
   });
 }
 
+async function insertNewUser(
+  ctx: AppContext,
+  u: { email: string; password: string; admin: boolean; verified: boolean },
+): Promise<number> {
+  if (findUserByEmail(ctx.db, u.email)) throw errors.conflict('a user with this email already exists');
+  const passwordHash = await hashPasswordAsync(ctx, u.password);
+  // Checked again after the await: two registrations of one address may race.
+  if (findUserByEmail(ctx.db, u.email)) throw errors.conflict('a user with this email already exists');
+  return ctx.db.transaction(() =>
+    insertUser(ctx.db, {
+      email: u.email,
+      passwordHash,
+      admin: u.admin,
+      verified: u.verified,
+      plan: 'free',
+      now: ctx.clock.now(),
+    }),
+  );
+}
+
 /** `POST /user` by an administrator: verified at once; without `pass`, a "set your password" mail. */
-export function adminCreateUser(
+export async function adminCreateUser(
   ctx: AppContext,
   input: { email: string; pass?: string; admin: boolean },
-): UserRow {
-  if (findUserByEmail(ctx.db, input.email)) throw errors.conflict('a user with this email already exists');
+): Promise<UserRow> {
   const password = input.pass ?? randomBytes(24).toString('base64url');
-  const id = ctx.db.transaction(() =>
-    createUser(ctx, { email: input.email, password, admin: input.admin, verified: true }),
-  );
+  const id = await insertNewUser(ctx, { email: input.email, password, admin: input.admin, verified: true });
   const u = getUser(ctx, id);
   if (input.pass === undefined) {
     queueMail(ctx, {
@@ -89,11 +107,16 @@ export function adminCreateUser(
 }
 
 /** Self-registration (BELFRY_REGISTRATION): unverified until the mailed link is opened. */
-export function registerUser(ctx: AppContext, input: { email: string; pass: string }): UserRow {
-  if (findUserByEmail(ctx.db, input.email)) throw errors.conflict('a user with this email already exists');
-  const id = ctx.db.transaction(() =>
-    createUser(ctx, { email: input.email, password: input.pass, admin: false, verified: false }),
-  );
+export async function registerUser(
+  ctx: AppContext,
+  input: { email: string; pass: string },
+): Promise<UserRow> {
+  const id = await insertNewUser(ctx, {
+    email: input.email,
+    password: input.pass,
+    admin: false,
+    verified: false,
+  });
   const u = getUser(ctx, id);
   sendVerification(ctx, u);
   return u;
@@ -135,11 +158,14 @@ export function requestPasswordReset(ctx: AppContext, email: string): void {
   });
 }
 
-export function confirmPasswordReset(ctx: AppContext, token: unknown, pass: string): void {
+export async function confirmPasswordReset(ctx: AppContext, token: unknown, pass: string): Promise<void> {
   const data = readLink(ctx, 'reset', token);
   const u = data && typeof data.uid === 'number' ? findUserById(ctx.db, data.uid) : undefined;
   if (!u || data?.ps !== passwordStamp(u)) throw errors.badRequest('invalid or expired reset token');
-  const hash = hashPassword(ctx, pass);
+  const hash = await hashPasswordAsync(ctx, pass);
+  // Re-check after the await: the link is single use even when two confirmations race.
+  const now = findUserById(ctx.db, u.id);
+  if (!now || passwordStamp(now) !== data.ps) throw errors.badRequest('invalid or expired reset token');
   const emit = ctx.db.transaction(() => {
     setPasswordHash(ctx.db, u.id, hash);
     setVerified(ctx.db, u.id);
@@ -149,16 +175,23 @@ export function confirmPasswordReset(ctx: AppContext, token: unknown, pass: stri
 }
 
 /** `PUT /user/{id}`: email fixed, `admin` absent = false, a new password signs the user out everywhere. */
-export function adminUpdateUser(
+export async function adminUpdateUser(
   ctx: AppContext,
   id: number,
   input: { email: string; admin: boolean; pass?: string; resetMfa?: boolean },
-): UserRow {
-  const u = getUser(ctx, id);
-  if (input.email.toLowerCase() !== u.email.toLowerCase()) throw errors.badRequest('email cannot be changed');
-  if (u.admin === 1 && !input.admin && countAdmins(ctx.db) <= 1)
-    throw errors.badRequest('the last administrator cannot be removed or demoted');
-  const hash = input.pass === undefined ? null : hashPassword(ctx, input.pass);
+): Promise<UserRow> {
+  const check = () => {
+    const u = getUser(ctx, id);
+    if (input.email.toLowerCase() !== u.email.toLowerCase())
+      throw errors.badRequest('email cannot be changed');
+    if (u.admin === 1 && !input.admin && countAdmins(ctx.db) <= 1)
+      throw errors.badRequest('the last administrator cannot be removed or demoted');
+    return u;
+  };
+  check();
+  const hash = input.pass === undefined ? null : await hashPasswordAsync(ctx, input.pass);
+  // Checked again after the await: another request may have demoted an administrator meanwhile.
+  const u = check();
   const emit = ctx.db.transaction(() => {
     if ((u.admin === 1) !== input.admin) setAdmin(ctx.db, id, input.admin);
     if (input.resetMfa) disableMfa(ctx, id);

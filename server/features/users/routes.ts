@@ -67,11 +67,11 @@ export function userRoutes(ctx: AppContext): RouteTable {
   t.post('/user', null, async (req) => {
     if (readCredential(req) !== null || !ctx.config.registration) {
       await authenticate(ctx, req, ADMIN_SUDO);
-      return presentUser(ctx, adminCreateUser(ctx, parseBody(req, createBody)));
+      return presentUser(ctx, await adminCreateUser(ctx, parseBody(req, createBody)));
     }
-    return presentUser(ctx, registerUser(ctx, parseBody(req, registerBody)));
+    return presentUser(ctx, await registerUser(ctx, parseBody(req, registerBody)));
   });
-  t.put('/user/:id', ADMIN_SUDO, (req) => {
+  t.put('/user/:id', ADMIN_SUDO, async (req) => {
     const body = parseBody(req, updateBody);
     const input = {
       email: body.email,
@@ -79,7 +79,7 @@ export function userRoutes(ctx: AppContext): RouteTable {
       ...(body.pass === undefined ? {} : { pass: body.pass }),
       resetMfa: body.resetMfa === true,
     };
-    return presentUser(ctx, adminUpdateUser(ctx, idParam(req), input));
+    return presentUser(ctx, await adminUpdateUser(ctx, idParam(req), input));
   });
   t.post('/user/:id/plan', ADMIN_SUDO, (req) =>
     presentUser(ctx, adminSetPlan(ctx, idParam(req), parseBody(req, planBody).plan)),
@@ -94,9 +94,9 @@ export function userRoutes(ctx: AppContext): RouteTable {
     requestPasswordReset(ctx, parseBody(req, resetBody).email.trim());
     return {};
   });
-  t.post('/user/reset-password/confirm', null, (req) => {
+  t.post('/user/reset-password/confirm', null, async (req) => {
     const body = parseBody(req, confirmBody);
-    confirmPasswordReset(ctx, body.token, body.pass);
+    await confirmPasswordReset(ctx, body.token, body.pass);
     return {};
   });
   return t;

@@ -10,6 +10,11 @@ export function hashPassword(ctx: AppContext, password: string): string {
   return bcrypt.hashSync(password, ctx.config.bcryptRounds);
 }
 
+/** The same without blocking the event loop (bcryptjs yields between rounds); call it before a transaction. */
+export function hashPasswordAsync(ctx: AppContext, password: string): Promise<string> {
+  return bcrypt.hash(password, ctx.config.bcryptRounds);
+}
+
 // Compared against when the email is unknown, so a wrong address costs the same time as a wrong password.
 let dummyHash: string | null = null;
 
