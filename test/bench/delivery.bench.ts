@@ -1,0 +1,197 @@
+/**
+ * The message path, Belfry against the raw-http reference (servers/reference.ts), each in its own child
+ * process on a fresh data dir, one after the other in the same run:
+ * - durable POST /message throughput with 50 concurrent senders (closed loop, keep-alive);
+ * - publish-to-receive latency with 1,000 connected sockets (100 devices × 10 sockets of the sending
+ *   channel's owner, so every message fans out to all 1,000): one sender posts 10 messages a second and
+ *   each socket's receive time is compared with the moment the POST was started (one clock: same process).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import {
+  BENCH_DIR,
+  type ChildServer,
+  closedLoopLoad,
+  type Fixture,
+  httpCall,
+  openBenchStore,
+  percentile,
+  type Result,
+  round,
+  seedFixture,
+  sleep,
+  spawnServer,
+} from './lib';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SENDERS = 50;
+const SOCKETS = 1_000;
+const DEVICES = 100;
+const LATENCY_MESSAGES = Number(process.env.BENCH_LATENCY_MESSAGES ?? 100);
+const LATENCY_RATE_PER_S = 10;
+
+const SERVERS = {
+  belfry: { script: join(BENCH_DIR, 'servers', 'belfry.ts'), wsPath: '/ws' },
+  reference: { script: join(BENCH_DIR, 'servers', 'reference.ts'), wsPath: '/ws' },
+} as const;
+type Name = keyof typeof SERVERS;
+
+async function prepare(dir: string): Promise<Fixture> {
+  const store = await openBenchStore(dir);
+  const fixture = seedFixture(store, { devices: DEVICES });
+  await store.close();
+  return fixture;
+}
+
+async function throughput(server: ChildServer, fx: Fixture) {
+  const body = (w: number, n: number) =>
+    JSON.stringify({
+      title: `sender ${w}`,
+      message: `Backup of host${w} finished: run ${n}, no errors.`,
+      priority: 5,
+    });
+  return closedLoopLoad({
+    port: server.port,
+    concurrency: SENDERS,
+    seconds: SECONDS,
+    warmupSeconds: 1,
+    make: (w, n) => ({ method: 'POST', path: `/message?token=${fx.appToken}`, body: body(w, n) }),
+  });
+}
+
+async function connectSockets(port: number, path: string, fx: Fixture): Promise<WebSocket[]> {
+  const out: WebSocket[] = [];
+  for (let batch = 0; batch < SOCKETS / 50; batch++) {
+    const opened = Array.from({ length: 50 }, (_, i) => {
+      const device = fx.devices[(batch * 50 + i) % fx.devices.length]!;
+      const ws = new WebSocket(`ws://127.0.0.1:${port}${path}?token=${device.token}`, {
+        perMessageDeflate: false,
+      });
+      out.push(ws);
+      return new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+        ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+      });
+    });
+    await Promise.all(opened);
+  }
+  return out;
+}
+
+async function latency(server: ChildServer, path: string, fx: Fixture) {
+  const sockets = await connectSockets(server.port, path, fx);
+  const sentAt = new Map<number, number>();
+  const samples: number[] = [];
+  for (const ws of sockets)
+    ws.on('message', (data) => {
+      const now = performance.now();
+      const { message } = JSON.parse(data.toString()) as { message: string };
+      const seq = Number(message.slice(4));
+      const t0 = sentAt.get(seq);
+      if (t0 !== undefined) samples.push(now - t0);
+    });
+  await sleep(500);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const start = performance.now();
+  for (let seq = 0; seq < LATENCY_MESSAGES; seq++) {
+    const due = start + (seq * 1000) / LATENCY_RATE_PER_S;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    sentAt.set(seq, performance.now());
+    const res = await httpCall(
+      agent,
+      server.port,
+      'POST',
+      `/message?token=${fx.appToken}`,
+      JSON.stringify({ title: 'latency', message: `lat ${seq}`, priority: 5 }),
+    );
+    if (res.status !== 200) throw new Error(`POST /message answered ${res.status}: ${res.body}`);
+  }
+  const expected = LATENCY_MESSAGES * SOCKETS;
+  const deadline = performance.now() + 10_000;
+  while (samples.length < expected && performance.now() < deadline) await sleep(20);
+  agent.destroy();
+  for (const ws of sockets) ws.terminate();
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: Math.max(...samples),
+    received: samples.length,
+    expected,
+  };
+}
+
+/** Median of a non-empty list. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export async function run(): Promise<Result> {
+  const base = await mkdtemp(join(tmpdir(), 'belfry-bench-delivery-'));
+  const result: Result = {};
+  const names = Object.keys(SERVERS) as Name[];
+  const servers: Partial<Record<Name, { server: ChildServer; fx: Fixture }>> = {};
+  try {
+    for (const name of names) {
+      const dir = join(base, name);
+      const fx = await prepare(dir);
+      servers[name] = { server: await spawnServer(SERVERS[name].script, { BENCH_DATA_DIR: dir }), fx };
+    }
+    // Throughput in alternating rounds, so both servers see the same background load of a shared machine.
+    const rounds: Record<Name, { rps: number; p50: number; p99: number; cpuUs: number; errors: number }[]> = {
+      belfry: [],
+      reference: [],
+    };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const name of r % 2 === 0 ? names : [...names].reverse()) {
+        const { server, fx } = servers[name]!;
+        const cpu0 = server.cpuMs();
+        const t = await throughput(server, fx);
+        const requests = t.ok + t.errors + t.rps; // + the warm-up second
+        rounds[name].push({ ...t, cpuUs: ((server.cpuMs() - cpu0) * 1000) / requests });
+      }
+    }
+    for (const name of names) {
+      const rs = rounds[name];
+      result[`${name}: POST /message req/s (${SENDERS} senders, median of ${ROUNDS})`] = Math.round(
+        median(rs.map((x) => x.rps)),
+      );
+      result[`${name}: POST /message rounds req/s`] = rs.map((x) => Math.round(x.rps)).join(', ');
+      result[`${name}: POST /message p50 / p99 ms (median)`] =
+        `${round(median(rs.map((x) => x.p50)))} / ${round(median(rs.map((x) => x.p99)))}`;
+      result[`${name}: server CPU µs per POST (median)`] = Math.round(median(rs.map((x) => x.cpuUs)));
+      const errors = rs.reduce((n, x) => n + x.errors, 0);
+      if (errors > 0) result[`${name}: POST /message non-2xx`] = errors;
+    }
+    result['throughput ratio belfry / reference (median of paired rounds)'] = round(
+      median(rounds.belfry.map((b, i) => b.rps / rounds.reference[i]!.rps)),
+      2,
+    );
+    if (process.env.BENCH_PARTS !== 'throughput')
+      for (const name of names) {
+        const { server, fx } = servers[name]!;
+        const l = await latency(server, SERVERS[name].wsPath, fx);
+        result[`${name}: publish→receive p50 / p99 / max ms (${SOCKETS} sockets)`] =
+          `${round(l.p50)} / ${round(l.p99)} / ${round(l.max)}`;
+        if (l.received !== l.expected)
+          result[`${name}: frames received / expected`] = `${l.received} / ${l.expected}`;
+      }
+    for (const name of names) result[`${name}: server RSS MB at the end`] = servers[name]!.server.rssMb();
+    return result;
+  } finally {
+    for (const name of names) await servers[name]?.server.stop();
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { printTable } = await import('./lib');
+  printTable('delivery', await run());
+}

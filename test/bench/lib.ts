@@ -1,0 +1,287 @@
+/**
+ * Shared pieces of the benchmarks: fixtures written straight into a data dir, child-process servers,
+ * a keep-alive HTTP load generator, percentiles and resident memory. Everything talks to 127.0.0.1 only,
+ * and every loop is bounded in count and time.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrations } from '../../server/db/migrations.generated';
+import { openStore, type Store } from '../../server/db/store';
+import { systemClock } from '../../server/lib/clock';
+import { createLogger } from '../../server/lib/log';
+import { issueToken } from '../../server/lib/tokens';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(BENCH_DIR, '..', '..');
+export type Result = Record<string, number | string>;
+
+export const quietLog = createLogger('error');
+
+export function openBenchStore(dataDir: string): Promise<Store> {
+  return openStore({ dataDir, log: quietLog, clock: systemClock, migrations });
+}
+
+export interface Fixture {
+  userId: number;
+  channelIds: number[];
+  /** A write key of channelIds[0]. */
+  appToken: string;
+  devices: { id: number; token: string }[];
+}
+
+/**
+ * One verified business-plan user (1,000,000 events a day, so the quota never interferes), channels, a
+ * primary key on the first, and devices, written directly through the store as their families would.
+ */
+export function seedFixture(store: Store, opts: { channels?: number; devices?: number } = {}): Fixture {
+  const db = store.db;
+  const now = systemClock.now();
+  return db.transaction(() => {
+    const userId = db.run(
+      "INSERT INTO users (email, password_hash, admin, verified, plan, created_at) VALUES ('bench@example.com', 'x', 1, 1, 'business', ?)",
+      [now],
+    ).lastInsertRowid;
+    const channelIds: number[] = [];
+    for (let i = 0; i < (opts.channels ?? 1); i++)
+      channelIds.push(
+        db.run('INSERT INTO channels (user_id, name, created_at) VALUES (?, ?, ?)', [
+          userId,
+          `bench ${i}`,
+          now,
+        ]).lastInsertRowid,
+      );
+    const key = issueToken('A');
+    db.run(
+      'INSERT INTO channel_keys (channel_id, name, can_read, can_write, is_primary, token_digest, token_hint, created_at) VALUES (?, ?, 0, 1, 1, ?, ?, ?)',
+      [channelIds[0]!, 'bench', key.digest, key.hint, now],
+    );
+    const devices: { id: number; token: string }[] = [];
+    for (let i = 0; i < (opts.devices ?? 1); i++) {
+      const d = issueToken('C');
+      const id = db.run(
+        'INSERT INTO devices (user_id, name, token_digest, token_hint, created_at) VALUES (?, ?, ?, ?, ?)',
+        [userId, `bench ${i}`, d.digest, d.hint, now],
+      ).lastInsertRowid;
+      devices.push({ id, token: d.token });
+    }
+    return { userId, channelIds, appToken: key.token, devices };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Child-process servers
+
+export interface ChildServer {
+  proc: ChildProcess;
+  port: number;
+  ready: Record<string, number>;
+  rssMb(): number;
+  cpuMs(): number;
+  /** SIGKILL: nothing is flushed, the data dir stays as it was (the benches copy it beforehand). */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `script` (a .ts file) in a child process of the same Node binary; the script prints one JSON
+ * line `{"port": N, ...timings}` when it listens. Fails after `timeoutMs`.
+ */
+export function spawnServer(
+  script: string,
+  env: Record<string, string>,
+  opts: { timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ChildServer> {
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const proc = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? []), '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr!.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${script} did not start within ${opts.timeoutMs ?? 60_000} ms\n${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      const ready = JSON.parse(out.slice(0, nl)) as Record<string, number>;
+      resolve({
+        proc,
+        port: ready.port!,
+        ready,
+        rssMb: () => rssMb(proc.pid!),
+        cpuMs: () => cpuMs(proc.pid!),
+        kill: async () => {
+          proc.kill('SIGKILL');
+          await exited;
+        },
+        stop: async () => {
+          proc.kill('SIGTERM');
+          const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+          await exited;
+          clearTimeout(t);
+        },
+      });
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}\n${stderr}`));
+    });
+  });
+}
+
+/** CPU time (user + system) a process has used so far, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat (1-based), in clock ticks (100 Hz on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Math.round(Number(m[1]) / 1024) : Number.NaN;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HTTP
+
+export interface HttpResult {
+  status: number;
+  body: string;
+}
+
+export function httpCall(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * `concurrency` senders, each with its own keep-alive connection, send back to back for `seconds`
+ * (after `warmupSeconds` not counted). Returns requests/s of 2xx answers and latency percentiles.
+ */
+export async function closedLoopLoad(opts: {
+  port: number;
+  concurrency: number;
+  seconds: number;
+  warmupSeconds: number;
+  make: (
+    worker: number,
+    n: number,
+  ) => { method: string; path: string; body?: string; headers?: Record<string, string> };
+}): Promise<{ rps: number; ok: number; errors: number; p50: number; p99: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const start = performance.now();
+  const countFrom = start + opts.warmupSeconds * 1000;
+  const end = countFrom + opts.seconds * 1000;
+  let ok = 0;
+  let errors = 0;
+  const lat: number[] = [];
+  const worker = async (w: number) => {
+    for (let n = 0; n < 10_000_000; n++) {
+      const t0 = performance.now();
+      if (t0 >= end) return;
+      const r = opts.make(w, n);
+      let status = 0;
+      try {
+        status = (await httpCall(agent, opts.port, r.method, r.path, r.body, r.headers)).status;
+      } catch {
+        status = 0;
+      }
+      const t1 = performance.now();
+      if (t0 >= countFrom && t1 <= end) {
+        if (status >= 200 && status < 300) {
+          ok++;
+          lat.push(t1 - t0);
+        } else errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, (_, w) => worker(w)));
+  agent.destroy();
+  return { rps: ok / opts.seconds, ok, errors, p50: percentile(lat, 50), p99: percentile(lat, 99) };
+}
+
+/** Sequential requests: p50/p99 in ms of one request at a time (no queueing in the numbers). */
+export async function sequentialLatency(
+  port: number,
+  count: number,
+  warmup: number,
+  make: (n: number) => { path: string; headers?: Record<string, string> },
+  check: (r: HttpResult) => void = () => {},
+): Promise<{ p50: number; p99: number; max: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const lat: number[] = [];
+  for (let n = 0; n < warmup + count; n++) {
+    const r = make(n);
+    const t0 = performance.now();
+    const res = await httpCall(agent, port, 'GET', r.path, undefined, r.headers);
+    const dt = performance.now() - t0;
+    if (res.status !== 200)
+      throw new Error(`GET ${r.path} answered ${res.status}: ${res.body.slice(0, 200)}`);
+    check(res);
+    if (n >= warmup) lat.push(dt);
+  }
+  agent.destroy();
+  return { p50: percentile(lat, 50), p99: percentile(lat, 99), max: Math.max(...lat) };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = Float64Array.from(values).sort();
+  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, i)]!;
+}
+
+export function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export function printTable(name: string, result: Result): void {
+  const width = Math.max(...Object.keys(result).map((k) => k.length));
+  console.log(`\n${name}`);
+  for (const [k, v] of Object.entries(result)) console.log(`  ${k.padEnd(width)}  ${v}`);
+}

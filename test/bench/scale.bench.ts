@@ -1,0 +1,139 @@
+/**
+ * Belfry with 1,000,000 stored messages (plus a journal tail of 20,000 to replay), in a child process:
+ * - start-up: createServer (snapshot load + journal replay + migrations + init), and spawn → listening;
+ * - a deep page of GET /message (a `since` cursor in the oldest 5 %), sequential, p50/p99;
+ * - GET /message/search with a common word (~9 % of messages match), a rare one (0.5 %) and two words;
+ * - resident memory after start-up and after the queries.
+ * The data set is written once by servers/seed-large.ts (BENCH_DATASET reuses one, as run.ts does for
+ * both Node versions) and copied before each start, so every run starts from the same files.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_DIR, type Fixture, type Result, ROOT, round, sequentialLatency, spawnServer } from './lib';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const TAIL = Number(process.env.BENCH_TAIL ?? 20_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
+
+interface Dataset {
+  dir: string;
+  fixture: Fixture;
+  insertedMs: number;
+  snapshotMs: number;
+  rows: number;
+}
+
+/** Seeds a data set in a child process (it exits like a crash, leaving the journal tail). */
+export async function createDataset(dir: string): Promise<Dataset> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'servers', 'seed-large.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_DATA_DIR: dir, BENCH_ROWS: String(ROWS), BENCH_TAIL: String(TAIL) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 15 * 60_000);
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`seeding the data set failed (exit ${code})`);
+  const seeded = JSON.parse(out.trim().split('\n').pop()!) as Omit<Dataset, 'dir'>;
+  await writeFile(join(dir, 'bench-fixture.json'), JSON.stringify(seeded));
+  return { dir, ...seeded };
+}
+
+async function loadDataset(dir: string): Promise<Dataset> {
+  return {
+    dir,
+    ...(JSON.parse(await readFile(join(dir, 'bench-fixture.json'), 'utf8')) as Omit<Dataset, 'dir'>),
+  };
+}
+
+export async function run(): Promise<Result> {
+  const work = await mkdtemp(join(tmpdir(), 'belfry-bench-scale-'));
+  try {
+    const shared = process.env.BENCH_DATASET;
+    const dataset =
+      shared && existsSync(join(shared, 'bench-fixture.json'))
+        ? await loadDataset(shared)
+        : await createDataset(shared ?? join(work, 'dataset'));
+    const dir = join(work, 'run');
+    await cp(dataset.dir, dir, { recursive: true });
+    const result: Result = {
+      'messages stored': dataset.rows,
+      'of which replayed from the journal at start-up': TAIL,
+      'seeding: bulk insert / snapshot ms': `${Math.round(dataset.insertedMs)} / ${Math.round(dataset.snapshotMs)}`,
+    };
+    const spawnedAt = performance.now();
+    const server = await spawnServer(
+      join(BENCH_DIR, 'servers', 'belfry.ts'),
+      { BENCH_DATA_DIR: dir },
+      { timeoutMs: 120_000 },
+    );
+    try {
+      result['start-up: createServer ms (snapshot load + replay + init)'] = Math.round(
+        server.ready.createMs!,
+      );
+      result['start-up: spawn → listening ms (incl. Node and tsx start)'] = Math.round(
+        performance.now() - spawnedAt,
+      );
+      result['RSS MB after start-up'] = server.rssMb();
+      const token = dataset.fixture.devices[0]!.token;
+      const headers = { 'X-Service-Key': token };
+      const expectPage = (size: number) => (r: { body: string }) => {
+        const got = (JSON.parse(r.body) as { messages: unknown[] }).messages.length;
+        if (got !== size) throw new Error(`expected ${size} messages, got ${got}`);
+      };
+      const deep = await sequentialLatency(
+        server.port,
+        QUERIES,
+        20,
+        (n) => ({
+          path: `/message?limit=100&since=${1_000 + ((n * 7_919) % Math.floor(ROWS * 0.05))}`,
+          headers,
+        }),
+        expectPage(100),
+      );
+      result['GET /message deep page (limit 100) p50 / p99 ms'] =
+        `${round(deep.p50, 2)} / ${round(deep.p99, 2)}`;
+      const first = await sequentialLatency(server.port, QUERIES, 20, () => ({
+        path: '/message?limit=100',
+        headers,
+      }));
+      result['GET /message first page p50 / p99 ms'] = `${round(first.p50, 2)} / ${round(first.p99, 2)}`;
+      const channel = dataset.fixture.channelIds[3]!;
+      const chan = await sequentialLatency(server.port, QUERIES, 20, (n) => ({
+        path: `/application/${channel}/message?limit=100&since=${5_000 + ((n * 7_919) % 40_000)}`,
+        headers,
+      }));
+      result['GET /application/{id}/message deep page p50 / p99 ms'] =
+        `${round(chan.p50, 2)} / ${round(chan.p99, 2)}`;
+      for (const [label, q] of [
+        ['common word, ~9 % match', 'database'],
+        ['rare word, 0.5 % match', 'host137'],
+        ['two words', 'kafka timeout'],
+      ] as const) {
+        const s = await sequentialLatency(server.port, Math.min(QUERIES, 100), 5, () => ({
+          path: `/message/search?q=${encodeURIComponent(q)}&limit=100`,
+          headers,
+        }));
+        result[`GET /message/search ${label} p50 / p99 ms`] = `${round(s.p50, 1)} / ${round(s.p99, 1)}`;
+      }
+      result['RSS MB after the queries'] = server.rssMb();
+    } finally {
+      await server.kill();
+    }
+    return result;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { printTable } = await import('./lib');
+  printTable('scale', await run());
+}

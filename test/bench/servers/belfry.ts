@@ -1,0 +1,33 @@
+/**
+ * Belfry in a child process for the benchmarks: the real createServer on 127.0.0.1:0 over BENCH_DATA_DIR.
+ * Prints one JSON line when listening: port, createServer time (snapshot load + journal replay +
+ * migrations + feature init) and the time since the process started.
+ */
+import { loadConfig } from '../../../server/config';
+import { createServer } from '../../../server/index';
+import { createLogger } from '../../../server/lib/log';
+
+const dataDir = process.env.BENCH_DATA_DIR;
+if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
+const t0 = performance.now();
+const config = loadConfig({
+  env: {},
+  overrides: {
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    adminEmail: 'bench@example.com',
+    adminPassword: 'bench-password',
+    logLevel: 'error',
+  },
+});
+const server = await createServer(config, { log: createLogger('error') });
+const createMs = performance.now() - t0;
+const { port } = await server.start();
+process.stdout.write(`${JSON.stringify({ port, createMs, sinceProcessStartMs: performance.now() })}\n`);
+process.once('SIGTERM', () => {
+  server.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});

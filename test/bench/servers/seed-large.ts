@@ -1,0 +1,93 @@
+/**
+ * Writes the large data set of scale.bench.ts into BENCH_DATA_DIR and exits without closing the store,
+ * like a crash: BENCH_ROWS messages bulk-inserted straight into the store (one INSERT … SELECT over a
+ * counter per batch, so the journal holds statements, not rows), a snapshot, then BENCH_TAIL messages
+ * one transaction each, left in the journal for start-up to replay. Prints one JSON line with the
+ * fixture and timings. Deterministic text: 32 words mixed by the row number, ~120 characters a message.
+ */
+import { openBenchStore, seedFixture } from '../lib';
+
+const dataDir = process.env.BENCH_DATA_DIR;
+if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const TAIL = Number(process.env.BENCH_TAIL ?? 20_000);
+const BATCH = 50_000;
+const CHANNELS = 10;
+const WORDS = [
+  'backup',
+  'deploy',
+  'disk',
+  'memory',
+  'network',
+  'timeout',
+  'restart',
+  'certificate',
+  'database',
+  'replica',
+  'cron',
+  'upload',
+  'invoice',
+  'payment',
+  'login',
+  'failed',
+  'warning',
+  'latency',
+  'queue',
+  'worker',
+  'cache',
+  'storage',
+  'billing',
+  'alert',
+  'nginx',
+  'postgres',
+  'redis',
+  'kafka',
+  'docker',
+  'kernel',
+  'sensor',
+  'battery',
+];
+const W = WORDS.map((w) => w.padEnd(12)).join('');
+const word = (expr: string) => `trim(substr('${W}', ((${expr}) % 32) * 12 + 1, 12))`;
+
+const t0 = performance.now();
+const store = await openBenchStore(dataDir);
+const fx = seedFixture(store, { channels: CHANNELS, devices: 2 });
+const base = Date.UTC(2025, 0, 1);
+const channelCase = `CASE n % ${CHANNELS} ${fx.channelIds.map((id, i) => `WHEN ${i} THEN ${id}`).join(' ')} END`;
+for (let from = 0; from < ROWS; from += BATCH) {
+  const to = Math.min(ROWS, from + BATCH);
+  store.db.transaction(() =>
+    store.db.exec(
+      `INSERT INTO messages (channel_id, user_id, message, title, priority, date, sender_name)
+       WITH RECURSIVE seq(n) AS (SELECT ${from} UNION ALL SELECT n + 1 FROM seq WHERE n + 1 < ${to})
+       SELECT ${channelCase}, ${fx.userId},
+         'Job ' || ${word('n * 7')} || ' on host' || (n % 200) || ' ' || ${word('n * 13 + 5')} || ': ' ||
+           ${word('n * 17 + 3')} || ' after ' || (n % 3600) || ' s, ' || (n % 1000) || ' items processed, code ' || (n % 97),
+         ${word('n * 11 + 1')} || ' ' || ${word('n * 19 + 2')},
+         n % 11, ${base} + n * 1000, 'seed'
+       FROM seq`,
+    ),
+  );
+}
+const insertedMs = performance.now() - t0;
+await store.snapshot();
+const snapshotMs = performance.now() - t0 - insertedMs;
+for (let i = 0; i < TAIL; i++)
+  store.db.transaction(() =>
+    store.db.run(
+      'INSERT INTO messages (channel_id, user_id, message, title, priority, date, sender_name) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [
+        fx.channelIds[i % CHANNELS]!,
+        fx.userId,
+        `Tail message ${i} from host${i % 200}: deploy finished`,
+        'tail',
+        5,
+        base + (ROWS + i) * 1000,
+        'tail',
+      ],
+    ),
+  );
+await store.sync();
+process.stdout.write(`${JSON.stringify({ fixture: fx, insertedMs, snapshotMs, rows: ROWS + TAIL })}\n`);
+process.exit(0);
