@@ -22,9 +22,9 @@ afterAll(async () => {
   await t.close();
 });
 
-function upload(path: string, token: string, data: Uint8Array, name = 'logo.png') {
+function upload(path: string, token: string, data: Buffer, name = 'logo.png') {
   const form = new FormData();
-  form.append('file', new Blob([data]), name);
+  form.append('file', new Blob([new Uint8Array(data)]), name);
   return t.request('POST', path, { token, body: form });
 }
 
@@ -32,7 +32,15 @@ describe('POST /application', () => {
   it('POST /application creates a channel with its primary key shown once when the body is JSON', async () => {
     const res = await t.request('POST', '/application', {
       token: dev,
-      json: { name: 'Backups', description: 'nightly', defaultPriority: 7, sortKey: 'b', tags: ['ops', 'ops', 'db'], id: 99, internal: true },
+      json: {
+        name: 'Backups',
+        description: 'nightly',
+        defaultPriority: 7,
+        sortKey: 'b',
+        tags: ['ops', 'ops', 'db'],
+        id: 99,
+        internal: true,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -64,10 +72,22 @@ describe('POST /application', () => {
     const parent = await makeChannel(t, dev);
     const res = await t.request('POST', '/application', {
       basic: t.admin,
-      form: { name: 'Form', description: 'd', defaultPriority: '3', parentId: String(parent.id), sortKey: 'x' },
+      form: {
+        name: 'Form',
+        description: 'd',
+        defaultPriority: '3',
+        parentId: String(parent.id),
+        sortKey: 'x',
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Form', description: 'd', defaultPriority: 3, parentId: parent.id, sortKey: 'x' });
+    expect(res.body).toMatchObject({
+      name: 'Form',
+      description: 'd',
+      defaultPriority: 3,
+      parentId: parent.id,
+      sortKey: 'x',
+    });
   });
 
   it('POST /application answers 400 when name is missing, tags are invalid or priority is out of range', async () => {
@@ -85,16 +105,21 @@ describe('POST /application', () => {
     }
   });
 
-  it('POST /application answers 400 when parentId is someone else\'s channel', async () => {
+  it("POST /application answers 400 when parentId is someone else's channel", async () => {
     const theirs = await makeChannel(t, other.token);
-    const res = await t.request('POST', '/application', { token: dev, json: { name: 'x', parentId: theirs.id } });
+    const res = await t.request('POST', '/application', {
+      token: dev,
+      json: { name: 'x', parentId: theirs.id },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errorDescription).toBe('parentId: no such channel');
   });
 
   it('POST /application answers 403 for a read-only API token and a channel key, 401 for no token', async () => {
     const ro = await apiToken(t, { token: dev }, { access: 'read' });
-    expect((await t.request('POST', '/application', { token: ro.token, json: { name: 'x' } })).status).toBe(403);
+    expect((await t.request('POST', '/application', { token: ro.token, json: { name: 'x' } })).status).toBe(
+      403,
+    );
     const c = await makeChannel(t, dev);
     const res = await t.request('POST', '/application', { token: c.token, json: { name: 'x' } });
     expect(res.status).toBe(403);
@@ -103,7 +128,7 @@ describe('POST /application', () => {
 });
 
 describe('GET /application', () => {
-  it('GET /application lists own channels by sortKey then id and hides other users\' channels', async () => {
+  it("GET /application lists own channels by sortKey then id and hides other users' channels", async () => {
     const u = makeUser(t);
     const d = (await deviceToken(t, u)).token;
     const b = await makeChannel(t, d, { name: 'b', sortKey: 'b' });
@@ -116,7 +141,10 @@ describe('GET /application', () => {
 
   it('GET /application shows a channel key with read only its own channel, and refuses a key without read', async () => {
     const c = await makeChannel(t, dev);
-    const key = await t.request('POST', `/application/${c.id}/token`, { token: dev, json: { canRead: true, canWrite: false } });
+    const key = await t.request('POST', `/application/${c.id}/token`, {
+      token: dev,
+      json: { canRead: true, canWrite: false },
+    });
     const res = await t.request('GET', '/application', { token: key.body.token });
     expect(res.status).toBe(200);
     expect(res.body.map((x: any) => x.id)).toEqual([c.id]);
@@ -140,7 +168,10 @@ describe('GET /application', () => {
 describe('PUT /application/{id}', () => {
   it('PUT /application/{id} changes the given fields and keeps the others', async () => {
     const c = await makeChannel(t, dev, { description: 'keep', sortKey: 's' });
-    const res = await t.request('PUT', `/application/${c.id}`, { token: dev, json: { name: 'Renamed', tags: ['x'] } });
+    const res = await t.request('PUT', `/application/${c.id}`, {
+      token: dev,
+      json: { name: 'Renamed', tags: ['x'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Renamed', description: 'keep', sortKey: 's', tags: ['x'] });
   });
@@ -159,25 +190,38 @@ describe('PUT /application/{id}', () => {
     expect(root.body).not.toHaveProperty('parentId');
   });
 
-  it('PUT /application/{id} answers 404 for another user\'s channel and an unknown id', async () => {
+  it("PUT /application/{id} answers 404 for another user's channel and an unknown id", async () => {
     const theirs = await makeChannel(t, other.token);
-    expect((await t.request('PUT', `/application/${theirs.id}`, { token: dev, json: { name: 'x' } })).status).toBe(404);
-    expect((await t.request('PUT', '/application/999999', { token: dev, json: { name: 'x' } })).status).toBe(404);
+    expect(
+      (await t.request('PUT', `/application/${theirs.id}`, { token: dev, json: { name: 'x' } })).status,
+    ).toBe(404);
+    expect((await t.request('PUT', '/application/999999', { token: dev, json: { name: 'x' } })).status).toBe(
+      404,
+    );
   });
 
-  it('PUT /application/{id} answers 404 for a channel outside the API token\'s scope', async () => {
+  it("PUT /application/{id} answers 404 for a channel outside the API token's scope", async () => {
     const inScope = await makeChannel(t, dev);
     const outside = await makeChannel(t, dev);
     const scoped = await apiToken(t, { token: dev }, { appIds: [inScope.id] });
-    expect((await t.request('PUT', `/application/${outside.id}`, { token: scoped.token, json: { name: 'x' } })).status).toBe(404);
-    expect((await t.request('PUT', `/application/${inScope.id}`, { token: scoped.token, json: { name: 'x' } })).status).toBe(200);
+    expect(
+      (await t.request('PUT', `/application/${outside.id}`, { token: scoped.token, json: { name: 'x' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await t.request('PUT', `/application/${inScope.id}`, { token: scoped.token, json: { name: 'x' } }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('deliveryConfig', () => {
   it('PUT /application/{id} masks adapter secrets and keeps them when the mask is sent back', async () => {
     const c = await makeChannel(t, dev, {
-      deliveryConfig: { slack: { webhookUrl: 'https://hooks.slack.example/T1/B2/secret' }, email: { to: ['a@example.com'], enabled: false } },
+      deliveryConfig: {
+        slack: { webhookUrl: 'https://hooks.slack.example/T1/B2/secret' },
+        email: { to: ['a@example.com'], enabled: false },
+      },
     });
     expect(c.deliveryConfig).toEqual({
       slack: { enabled: true, minPriority: 0, delaySec: 300, webhookUrl: '********' },
@@ -188,31 +232,51 @@ describe('deliveryConfig', () => {
       json: { deliveryConfig: { slack: { webhookUrl: '********', minPriority: 5 } } },
     });
     expect(res.status).toBe(200);
-    expect(res.body.deliveryConfig).toEqual({ slack: { enabled: true, minPriority: 5, delaySec: 300, webhookUrl: '********' } });
-    const row = t.server.ctx.db.first<{ delivery_config: string }>('SELECT delivery_config FROM channels WHERE id = ?', [c.id])!;
+    expect(res.body.deliveryConfig).toEqual({
+      slack: { enabled: true, minPriority: 5, delaySec: 300, webhookUrl: '********' },
+    });
+    const row = t.server.ctx.db.first<{ delivery_config: string }>(
+      'SELECT delivery_config FROM channels WHERE id = ?',
+      [c.id],
+    )!;
     expect(JSON.parse(row.delivery_config).slack.webhookUrl).toBe('https://hooks.slack.example/T1/B2/secret');
   });
 
   it('PUT /application/{id} answers 400 for a bad adapter setting or a mask with no stored secret', async () => {
     const c = await makeChannel(t, dev);
-    const bad = await t.request('PUT', `/application/${c.id}`, { token: dev, json: { deliveryConfig: { telegram: { chatId: 1 } } } });
+    const bad = await t.request('PUT', `/application/${c.id}`, {
+      token: dev,
+      json: { deliveryConfig: { telegram: { chatId: 1 } } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errorDescription).toMatch(/^deliveryConfig\.telegram\.botToken: /);
-    const mask = await t.request('PUT', `/application/${c.id}`, { token: dev, json: { deliveryConfig: { opsgenie: { apiKey: '********' } } } });
+    const mask = await t.request('PUT', `/application/${c.id}`, {
+      token: dev,
+      json: { deliveryConfig: { opsgenie: { apiKey: '********' } } },
+    });
     expect(mask.status).toBe(400);
     expect(mask.body.errorDescription).toBe('deliveryConfig.opsgenie.apiKey: no stored secret to keep');
   });
 
   it('POST /application/{id}/delivery/test answers 400 when no adapter is enabled and 501 naming an enabled one', async () => {
-    const none = await makeChannel(t, dev, { deliveryConfig: { email: { to: ['a@example.com'], enabled: false } } });
+    const none = await makeChannel(t, dev, {
+      deliveryConfig: { email: { to: ['a@example.com'], enabled: false } },
+    });
     const r1 = await t.request('POST', `/application/${none.id}/delivery/test`, { token: dev, json: {} });
     expect(r1.status).toBe(400);
-    expect(r1.body).toEqual({ error: 'Bad Request', errorCode: 400, errorDescription: 'no enabled adapter to test' });
+    expect(r1.body).toEqual({
+      error: 'Bad Request',
+      errorCode: 400,
+      errorDescription: 'no enabled adapter to test',
+    });
     const some = await makeChannel(t, dev, { deliveryConfig: { pagerduty: { routingKey: 'R0123' } } });
     const r2 = await t.request('POST', `/application/${some.id}/delivery/test`, { token: dev, json: {} });
     expect(r2.status).toBe(501);
     expect(r2.body.errorDescription).toBe('delivery adapter not built yet: pagerduty');
-    const r3 = await t.request('POST', `/application/${some.id}/delivery/test`, { token: dev, json: { adapter: 'slack' } });
+    const r3 = await t.request('POST', `/application/${some.id}/delivery/test`, {
+      token: dev,
+      json: { adapter: 'slack' },
+    });
     expect(r3.status).toBe(400);
   });
 });
@@ -229,10 +293,12 @@ describe('DELETE /application/{id}', () => {
     expect(list.body.find((c: any) => c.id === parent.id)).toBeUndefined();
     expect(list.body.find((c: any) => c.id === child.id)).not.toHaveProperty('parentId');
     expect(t.server.ctx.db.first('SELECT id FROM messages WHERE id = ?', [m.id])).toBeUndefined();
-    expect((await t.request('POST', '/message', { token: parent.token, json: { message: 'x' } })).status).toBe(401);
+    expect(
+      (await t.request('POST', '/message', { token: parent.token, json: { message: 'x' } })).status,
+    ).toBe(401);
   });
 
-  it('DELETE /application/{id} answers 404 for another user\'s channel', async () => {
+  it("DELETE /application/{id} answers 404 for another user's channel", async () => {
     const theirs = await makeChannel(t, other.token);
     expect((await t.request('DELETE', `/application/${theirs.id}`, { token: dev })).status).toBe(404);
   });
@@ -244,7 +310,9 @@ describe('internal channel', () => {
     const d = (await deviceToken(t, u)).token;
     const sys = ensureSystemChannel(t.server.ctx, u.id);
     const list = await t.request('GET', '/application', { token: d });
-    expect(list.body).toEqual([expect.objectContaining({ id: sys.id, internal: true, token: '', name: 'Belfry' })]);
+    expect(list.body).toEqual([
+      expect.objectContaining({ id: sys.id, internal: true, token: '', name: 'Belfry' }),
+    ]);
     const writes: [string, string, unknown][] = [
       ['PUT', `/application/${sys.id}`, { name: 'x' }],
       ['DELETE', `/application/${sys.id}`, undefined],
@@ -284,7 +352,11 @@ describe('logo', () => {
 
   it('POST /application/{id}/image answers 400 for HTML named .png and for a missing file field', async () => {
     const c = await makeChannel(t, dev);
-    const html = await upload(`/application/${c.id}/image`, dev, Buffer.from('<html><script>alert(1)</script></html>'));
+    const html = await upload(
+      `/application/${c.id}/image`,
+      dev,
+      Buffer.from('<html><script>alert(1)</script></html>'),
+    );
     expect(html.status).toBe(400);
     expect(html.body.errorDescription).toBe('file is not a supported image (png, jpeg, gif, webp)');
     const none = await t.request('POST', `/application/${c.id}/image`, { token: dev, body: new FormData() });
@@ -314,9 +386,15 @@ describe('status and event sources', () => {
     t.clock.advance(1000);
     await sendMessage(t, child.token);
     const rec = await t.request('GET', `/application/${parent.id}/status?recursive=1`, { token: dev });
-    expect(rec.body).toMatchObject({ lastActivity: new Date(t.clock.now()).toISOString(), messageCount: 1, channelIds: [parent.id, child.id] });
+    expect(rec.body).toMatchObject({
+      lastActivity: new Date(t.clock.now()).toISOString(),
+      messageCount: 1,
+      channelIds: [parent.id, child.id],
+    });
     const list = await t.request('GET', '/application', { token: dev });
-    expect(list.body.find((c: any) => c.id === child.id).lastUsed).toBe(new Date(t.clock.now()).toISOString());
+    expect(list.body.find((c: any) => c.id === child.id).lastUsed).toBe(
+      new Date(t.clock.now()).toISOString(),
+    );
   });
 
   it('GET /application/{id}/event-sources lists nothing yet and 404s for others', async () => {
@@ -324,6 +402,8 @@ describe('status and event sources', () => {
     const res = await t.request('GET', `/application/${c.id}/event-sources?recursive=1`, { token: dev });
     expect(res.body).toEqual({ appid: c.id, sources: [] });
     const theirs = await makeChannel(t, other.token);
-    expect((await t.request('GET', `/application/${theirs.id}/event-sources`, { token: dev })).status).toBe(404);
+    expect((await t.request('GET', `/application/${theirs.id}/event-sources`, { token: dev })).status).toBe(
+      404,
+    );
   });
 });

@@ -25,7 +25,10 @@ async function freshUser() {
 describe('POST /message', () => {
   it('POST /message stores the message and answers it with the channel default priority and name as title', async () => {
     const c = await makeChannel(t, dev, { name: 'Cron', defaultPriority: 6 });
-    const res = await t.request('POST', '/message', { token: c.token, json: { message: 'done', id: 5, date: 'x', appid: 1 } });
+    const res = await t.request('POST', '/message', {
+      token: c.token,
+      json: { message: 'done', id: 5, date: 'x', appid: 1 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -41,9 +44,19 @@ describe('POST /message', () => {
 
   it('POST /message keeps extras unchanged and names the sending key', async () => {
     const c = await makeChannel(t, dev);
-    const key = await t.request('POST', `/application/${c.id}/token`, { token: dev, json: { name: 'backup-script' } });
-    const extras = { 'client::display': { contentType: 'text/markdown' }, nested: { n: [1, 2.5, 'x', null, { deep: true }] } };
-    const res = await t.request('POST', '/message', { token: key.body.token, via: 'service-key', json: { message: 'm', title: 't', priority: 10, extras } });
+    const key = await t.request('POST', `/application/${c.id}/token`, {
+      token: dev,
+      json: { name: 'backup-script' },
+    });
+    const extras = {
+      'client::display': { contentType: 'text/markdown' },
+      nested: { n: [1, 2.5, 'x', null, { deep: true }] },
+    };
+    const res = await t.request('POST', '/message', {
+      token: key.body.token,
+      via: 'service-key',
+      json: { message: 'm', title: 't', priority: 10, extras },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ title: 't', priority: 10, senderName: 'backup-script', extras });
     const list = await t.request('GET', `/application/${c.id}/message`, { token: dev });
@@ -64,9 +77,14 @@ describe('POST /message', () => {
       await t.request('POST', '/message', { token: c.token, json: { message: 'x', extras: [1] } }),
     ];
     expect(cases.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 400, 400]);
-    expect(cases[0]!.body.errorDescription).toBe('POST /message takes a JSON body (Content-Type: application/json)');
+    expect(cases[0]!.body.errorDescription).toBe(
+      'POST /message takes a JSON body (Content-Type: application/json)',
+    );
     expect(cases[2]!.body.errorDescription).toBe('message: message is required');
-    expect(t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [c.id])!.n).toBe(0);
+    expect(
+      t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [c.id])!
+        .n,
+    ).toBe(0);
   });
 
   it('POST /message answers 401 for a device or API token and 403 for a key without write', async () => {
@@ -75,9 +93,16 @@ describe('POST /message', () => {
     const r1 = await t.request('POST', '/message', { token: dev, json: { message: 'x' } });
     expect(r1.status).toBe(401);
     expect(r1.body.errorDescription).toBe('this kind of token is not accepted here');
-    expect((await t.request('POST', '/message', { token: api.token, json: { message: 'x' } })).status).toBe(401);
-    expect((await t.request('POST', '/message', { basic: t.admin, json: { message: 'x' } })).status).toBe(401);
-    const ro = await t.request('POST', `/application/${c.id}/token`, { token: dev, json: { canRead: true, canWrite: false } });
+    expect((await t.request('POST', '/message', { token: api.token, json: { message: 'x' } })).status).toBe(
+      401,
+    );
+    expect((await t.request('POST', '/message', { basic: t.admin, json: { message: 'x' } })).status).toBe(
+      401,
+    );
+    const ro = await t.request('POST', `/application/${c.id}/token`, {
+      token: dev,
+      json: { canRead: true, canWrite: false },
+    });
     const r2 = await t.request('POST', '/message', { token: ro.body.token, json: { message: 'x' } });
     expect(r2.status).toBe(403);
     expect(r2.body.errorDescription).toBe('token lacks the write permission');
@@ -88,11 +113,20 @@ describe('POST /message', () => {
     const c = await makeChannel(t, u.dev);
     const limit = t.server.ctx.config.plans.free.eventsPerDay;
     t.server.ctx.db.transaction(() => consumeEvents(t.server.ctx, u.id, limit - 1));
-    expect((await t.request('POST', '/message', { token: c.token, json: { message: 'last' } })).status).toBe(200);
+    expect((await t.request('POST', '/message', { token: c.token, json: { message: 'last' } })).status).toBe(
+      200,
+    );
     const res = await t.request('POST', '/message', { token: c.token, json: { message: 'over' } });
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'Too Many Requests', errorCode: 429, errorDescription: 'daily event quota exceeded' });
-    expect(t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [c.id])!.n).toBe(1);
+    expect(res.body).toEqual({
+      error: 'Too Many Requests',
+      errorCode: 429,
+      errorDescription: 'daily event quota exceeded',
+    });
+    expect(
+      t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [c.id])!
+        .n,
+    ).toBe(1);
   });
 
   it('POST /message works from the npm gotify client with ?token=', async () => {
@@ -112,14 +146,20 @@ describe('paging', () => {
     a = await makeChannel(t, u.dev);
     const b = await makeChannel(t, u.dev);
     ids = [];
-    for (let i = 0; i < 12; i++) ids.push((await sendMessage(t, i % 2 ? b.token : a.token, { message: `m${i}` })).id);
+    for (let i = 0; i < 12; i++)
+      ids.push((await sendMessage(t, i % 2 ? b.token : a.token, { message: `m${i}` })).id);
   });
 
   it('GET /message pages newest first with since and next only while a next page exists', async () => {
     const first = await t.request('GET', '/message?limit=5', { token: u.dev });
     expect(first.status).toBe(200);
     expect(first.body.messages.map((m: any) => m.id)).toEqual(ids.slice(-5).reverse());
-    expect(first.body.paging).toEqual({ size: 5, limit: 5, since: ids[7], next: `${t.url}/message?limit=5&since=${ids[7]}` });
+    expect(first.body.paging).toEqual({
+      size: 5,
+      limit: 5,
+      since: ids[7],
+      next: `${t.url}/message?limit=5&since=${ids[7]}`,
+    });
     const seen: number[] = [...first.body.messages.map((m: any) => m.id)];
     let next = first.body.paging.next as string | undefined;
     let last: any;
@@ -136,7 +176,8 @@ describe('paging', () => {
   it('GET /message treats since=0 as no cursor and answers 400 for a bad limit', async () => {
     const res = await t.request('GET', '/message?since=0&limit=200', { token: u.dev });
     expect(res.body.paging).toEqual({ size: 12, limit: 200 });
-    for (const limit of ['0', '201', '-5', 'abc']) expect((await t.request('GET', `/message?limit=${limit}`, { token: u.dev })).status).toBe(400);
+    for (const limit of ['0', '201', '-5', 'abc'])
+      expect((await t.request('GET', `/message?limit=${limit}`, { token: u.dev })).status).toBe(400);
   });
 
   it('GET /message gives paging.since on every page, 0 on the last, to X-Gotify-Key requests', async () => {
@@ -149,12 +190,17 @@ describe('paging', () => {
   it('GET /application/{id}/message pages only that channel and keeps other query parameters in next', async () => {
     const res = await t.request('GET', `/application/${a.id}/message?limit=2&recursive=0`, { token: u.dev });
     expect(res.body.messages.map((m: any) => m.id)).toEqual([ids[10], ids[8]]);
-    expect(res.body.paging.next).toBe(`${t.url}/application/${a.id}/message?limit=2&recursive=0&since=${ids[8]}`);
+    expect(res.body.paging.next).toBe(
+      `${t.url}/application/${a.id}/message?limit=2&recursive=0&since=${ids[8]}`,
+    );
     expect((await t.request('GET', `/application/${a.id}/message`, { token: otherDev })).status).toBe(404);
   });
 
   it('GET /message shows a channel key with read only its channel and another user nothing of this one', async () => {
-    const key = await t.request('POST', `/application/${a.id}/token`, { token: u.dev, json: { canRead: true } });
+    const key = await t.request('POST', `/application/${a.id}/token`, {
+      token: u.dev,
+      json: { canRead: true },
+    });
     const res = await t.request('GET', '/message', { token: key.body.token });
     expect(res.body.messages.map((m: any) => m.appid)).toEqual(Array(6).fill(a.id));
     const theirs = await t.request('GET', '/message', { token: otherDev });
@@ -186,11 +232,17 @@ describe('read marks', () => {
     const m1 = await sendMessage(t, c.token);
     const m2 = await sendMessage(t, c.token);
     const foreign = await sendMessage(t, (await makeChannel(t, otherDev)).token);
-    const res = await t.request('POST', '/message/read', { token: u.dev, json: { ids: [m1.id, foreign.id, 999999] } });
+    const res = await t.request('POST', '/message/read', {
+      token: u.dev,
+      json: { ids: [m1.id, foreign.id, 999999] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ marked: 1 });
     const list = await t.request('GET', '/message', { token: u.dev });
-    expect(list.body.messages).toEqual([expect.not.objectContaining({ read: expect.anything() }), expect.objectContaining({ id: m1.id, read: true })]);
+    expect(list.body.messages).toEqual([
+      expect.not.objectContaining({ read: expect.anything() }),
+      expect.objectContaining({ id: m1.id, read: true }),
+    ]);
     expect(list.body.messages[0].id).toBe(m2.id);
   });
 
@@ -226,12 +278,14 @@ describe('read marks', () => {
     const scoped = await apiToken(t, { token: dev }, { appIds: [c.id] });
     const res = await t.request('POST', `/application/${c.id}/message/read`, { token: scoped.token });
     expect(res.status).toBe(403);
-    expect(res.body.errorDescription).toBe('an API token with a restricted scope cannot mark a whole channel read');
+    expect(res.body.errorDescription).toBe(
+      'an API token with a restricted scope cannot mark a whole channel read',
+    );
   });
 });
 
 describe('deletes', () => {
-  it('DELETE /message/{id} deletes one own message and 404s for others\' and unknown ones', async () => {
+  it("DELETE /message/{id} deletes one own message and 404s for others' and unknown ones", async () => {
     const c = await makeChannel(t, dev);
     const m = await sendMessage(t, c.token);
     const theirs = await sendMessage(t, (await makeChannel(t, otherDev)).token);
@@ -243,16 +297,22 @@ describe('deletes', () => {
     expect(t.server.ctx.db.first('SELECT id FROM messages WHERE id = ?', [theirs.id])).toBeDefined();
   });
 
-  it('DELETE /application/{id}/message deletes the channel\'s messages, with descendants on recursive', async () => {
+  it("DELETE /application/{id}/message deletes the channel's messages, with descendants on recursive", async () => {
     const u = await freshUser();
     const parent = await makeChannel(t, u.dev);
     const child = await makeChannel(t, u.dev, { parentId: parent.id });
     await sendMessage(t, parent.token);
     await sendMessage(t, child.token);
     await sendMessage(t, child.token);
-    expect((await t.request('DELETE', `/application/${parent.id}/message`, { token: u.dev })).body).toEqual({ deleted: 1 });
-    expect((await t.request('DELETE', `/application/${parent.id}/message?recursive=1`, { token: u.dev })).body).toEqual({ deleted: 2 });
-    expect((await t.request('DELETE', `/application/${parent.id}/message`, { token: otherDev })).status).toBe(404);
+    expect((await t.request('DELETE', `/application/${parent.id}/message`, { token: u.dev })).body).toEqual({
+      deleted: 1,
+    });
+    expect(
+      (await t.request('DELETE', `/application/${parent.id}/message?recursive=1`, { token: u.dev })).body,
+    ).toEqual({ deleted: 2 });
+    expect((await t.request('DELETE', `/application/${parent.id}/message`, { token: otherDev })).status).toBe(
+      404,
+    );
   });
 
   it('DELETE /message deletes every message of the caller and none of another user', async () => {

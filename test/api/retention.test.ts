@@ -21,19 +21,17 @@ function insertMany(channelId: number, userId: number, n: number, date: number):
   const db = t.server.ctx.db;
   db.transaction(() => {
     for (let i = 0; i < n; i++)
-      db.run('INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (?, ?, ?, ?, ?, ?)', [
-        channelId,
-        userId,
-        `bulk ${i}`,
-        '',
-        0,
-        date,
-      ]);
+      db.run(
+        'INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (?, ?, ?, ?, ?, ?)',
+        [channelId, userId, `bulk ${i}`, '', 0, date],
+      );
   });
 }
 
 const count = (channelId: number) =>
-  t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [channelId])!.n;
+  t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages WHERE channel_id = ?', [
+    channelId,
+  ])!.n;
 
 describe('retention', () => {
   it('the retention job deletes messages older than 90 days and keeps younger ones', async () => {
@@ -43,7 +41,9 @@ describe('retention', () => {
     const young = await sendMessage(t, c.token, { message: 'young' });
     t.clock.advance(DAY + 1);
     await t.server.scheduler.runNow('retention');
-    const ids = (await t.request('GET', `/application/${c.id}/message`, { token: dev })).body.messages.map((m: any) => m.id);
+    const ids = (await t.request('GET', `/application/${c.id}/message`, { token: dev })).body.messages.map(
+      (m: any) => m.id,
+    );
     expect(ids).toEqual([young.id]);
     expect(ids).not.toContain(old.id);
     // The search index forgets deleted messages too.
@@ -61,7 +61,10 @@ describe('retention', () => {
     expect(count(other.id)).toBe(10);
     const first = await t.request('GET', `/application/${c.id}/message?limit=1`, { token: dev });
     expect(first.body.messages[0].id).toBe(newest.id);
-    const oldestKept = t.server.ctx.db.first<{ id: number }>('SELECT min(id) AS id FROM messages WHERE channel_id = ?', [c.id])!.id;
+    const oldestKept = t.server.ctx.db.first<{ id: number }>(
+      'SELECT min(id) AS id FROM messages WHERE channel_id = ?',
+      [c.id],
+    )!.id;
     expect(newest.id - oldestKept).toBe(RETENTION_PER_CHANNEL_MAX - 1 + 10);
   });
 
@@ -71,7 +74,9 @@ describe('retention', () => {
     insertMany(a.id, 1, 30, t.clock.now());
     insertMany(b.id, 1, 30, t.clock.now());
     const total = t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages')!.n;
-    const removed = messageRetention({ perChannel: 1_000_000, maxAgeMs: 365 * DAY, total: total - 40 })(t.server.ctx);
+    const removed = messageRetention({ perChannel: 1_000_000, maxAgeMs: 365 * DAY, total: total - 40 })(
+      t.server.ctx,
+    );
     expect(removed).toBe(40);
     expect(t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM messages')!.n).toBe(total - 40);
     expect(count(b.id)).toBe(30);

@@ -14,7 +14,9 @@ beforeAll(async () => {
   parent = await makeChannel(t, dev);
   child = await makeChannel(t, dev, { parentId: parent.id });
   ids = {
-    disk: (await sendMessage(t, parent.token, { title: 'Disk almost full', message: 'db-07 /var is 91% full' })).id,
+    disk: (
+      await sendMessage(t, parent.token, { title: 'Disk almost full', message: 'db-07 /var is 91% full' })
+    ).id,
     cafe: (await sendMessage(t, child.token, { title: 'Café', message: 'the backup finished' })).id,
     disk2: (await sendMessage(t, child.token, { message: 'disk replaced on db-03' })).id,
     other: (await sendMessage(t, parent.token, { message: 'nothing to see' })).id,
@@ -50,24 +52,33 @@ describe('GET /message/search', () => {
     expect(res.status).toBe(200);
   });
 
-  it('GET /message/search restricts to appId, with descendants on recursive, and 404s for others\' channels', async () => {
-    expect((await search(`q=disk&appId=${parent.id}`)).body.messages.map((m: any) => m.id)).toEqual([ids.disk]);
-    expect((await search(`q=disk&appId=${parent.id}&recursive=1`)).body.messages.map((m: any) => m.id)).toEqual([
-      ids.disk2,
+  it("GET /message/search restricts to appId, with descendants on recursive, and 404s for others' channels", async () => {
+    expect((await search(`q=disk&appId=${parent.id}`)).body.messages.map((m: any) => m.id)).toEqual([
       ids.disk,
     ]);
+    expect(
+      (await search(`q=disk&appId=${parent.id}&recursive=1`)).body.messages.map((m: any) => m.id),
+    ).toEqual([ids.disk2, ids.disk]);
     expect((await search('q=disk&appId=999999')).status).toBe(404);
   });
 
   it('GET /message/search pages with limit and since', async () => {
     const first = await search('q=disk&limit=1');
-    expect(first.body.paging).toEqual({ size: 1, limit: 1, since: ids.disk2, next: `${t.url}/message/search?q=disk&limit=1&since=${ids.disk2}` });
+    expect(first.body.paging).toEqual({
+      size: 1,
+      limit: 1,
+      since: ids.disk2,
+      next: `${t.url}/message/search?q=disk&limit=1&since=${ids.disk2}`,
+    });
     const second = await search(`q=disk&limit=1&since=${ids.disk2}`);
     expect(second.body.messages.map((m: any) => m.id)).toEqual([ids.disk]);
   });
 
   it('GET /message/search shows a channel key with read only its own channel', async () => {
-    const key = await t.request('POST', `/application/${child.id}/token`, { token: dev, json: { canRead: true } });
+    const key = await t.request('POST', `/application/${child.id}/token`, {
+      token: dev,
+      json: { canRead: true },
+    });
     expect((await search('q=disk', key.body.token)).body.messages.map((m: any) => m.id)).toEqual([ids.disk2]);
     expect((await search(`q=disk&appId=${parent.id}`, key.body.token)).status).toBe(404);
   });

@@ -57,11 +57,18 @@ describe('sharing a channel', () => {
     expect(await inviteLink(friend.email.toLowerCase())).toMatch(/^[A-Za-z0-9_-]{32}$/);
     // The recipient has an account: a notice lands in their internal channel.
     const notice = await t.request('GET', '/message', { token: friend.dev });
-    expect(notice.body.messages[0]).toMatchObject({ title: 'A channel was shared with you', senderName: 'Belfry' });
+    expect(notice.body.messages[0]).toMatchObject({
+      title: 'A channel was shared with you',
+      senderName: 'Belfry',
+    });
     const incoming = await t.request('GET', '/share/incoming', { token: friend.dev });
     expect(incoming.body).toEqual([{ ...res.body, channelName: 'Alerts', ownerEmail: owner.email }]);
-    expect((await t.request('GET', `/application/${c.id}/share`, { token: owner.dev })).body).toEqual([res.body]);
-    expect((await t.request('GET', '/share/recipients', { token: owner.dev })).body).toEqual([friend.email.toLowerCase()]);
+    expect((await t.request('GET', `/application/${c.id}/share`, { token: owner.dev })).body).toEqual([
+      res.body,
+    ]);
+    expect((await t.request('GET', '/share/recipients', { token: owner.dev })).body).toEqual([
+      friend.email.toLowerCase(),
+    ]);
   });
 
   it('POST /application/{id}/share answers 409 for an address already invited, 400 for yourself, 404 for others', async () => {
@@ -69,13 +76,31 @@ describe('sharing a channel', () => {
     const stranger = await person();
     const c = await makeChannel(t, owner.dev);
     const body = { email: 'nobody@example.com', permission: 'view' };
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: body })).status).toBe(200);
+    expect(
+      (await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: body })).status,
+    ).toBe(200);
     const dup = await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: body });
     expect(dup.status).toBe(409);
     expect(dup.body.errorDescription).toBe('already shared with this address');
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { ...body, email: owner.email } })).status).toBe(400);
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { ...body, permission: 'admin' } })).status).toBe(400);
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: stranger.dev, json: body })).status).toBe(404);
+    expect(
+      (
+        await t.request('POST', `/application/${c.id}/share`, {
+          token: owner.dev,
+          json: { ...body, email: owner.email },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.request('POST', `/application/${c.id}/share`, {
+          token: owner.dev,
+          json: { ...body, permission: 'admin' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await t.request('POST', `/application/${c.id}/share`, { token: stranger.dev, json: body })).status,
+    ).toBe(404);
     expect((await t.request('GET', `/application/${c.id}/share`, { token: c.token })).status).toBe(403);
   });
 
@@ -83,24 +108,42 @@ describe('sharing a channel', () => {
     const owner = await person();
     const friend = await person();
     const c = await makeChannel(t, owner.dev, { name: 'Shared' });
-    const share = await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { email: friend.email, permission: 'send' } });
+    const share = await t.request('POST', `/application/${c.id}/share`, {
+      token: owner.dev,
+      json: { email: friend.email, permission: 'send' },
+    });
     const m = await sendMessage(t, c.token, { message: 'before accept' });
     const acc = await t.request('POST', `/share/${share.body.id}/accept`, { token: friend.dev });
     expect(acc.status).toBe(200);
-    expect(acc.body).toMatchObject({ id: c.id, name: 'Shared', shared: true, sharePermission: 'send', canShare: false, deliveryConfig: {} });
+    expect(acc.body).toMatchObject({
+      id: c.id,
+      name: 'Shared',
+      shared: true,
+      sharePermission: 'send',
+      canShare: false,
+      deliveryConfig: {},
+    });
     expect(acc.body.token).toMatch(/^S[A-Za-z0-9]{22}$/);
     const list = await t.request('GET', '/application', { token: friend.dev });
-    expect(list.body.find((x: any) => x.id === c.id)).toMatchObject({ shared: true, token: expect.stringMatching(/\*/) });
+    expect(list.body.find((x: any) => x.id === c.id)).toMatchObject({
+      shared: true,
+      token: expect.stringMatching(/\*/),
+    });
     const msgs = await t.request('GET', '/message', { token: friend.dev });
     expect(msgs.body.messages.map((x: any) => x.id)).toContain(m.id);
-    const sent = await t.request('POST', '/message', { token: acc.body.token, json: { message: 'from the friend' } });
+    const sent = await t.request('POST', '/message', {
+      token: acc.body.token,
+      json: { message: 'from the friend' },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ appid: c.id, senderName: friend.email });
     // The S token reads its channel only.
     const viaS = await t.request('GET', '/message', { token: acc.body.token });
     expect(new Set(viaS.body.messages.map((x: any) => x.appid))).toEqual(new Set([c.id]));
     // A recipient cannot change or delete the owner's channel or messages.
-    expect((await t.request('PUT', `/application/${c.id}`, { token: friend.dev, json: { name: 'x' } })).status).toBe(403);
+    expect(
+      (await t.request('PUT', `/application/${c.id}`, { token: friend.dev, json: { name: 'x' } })).status,
+    ).toBe(403);
     expect((await t.request('DELETE', `/message/${m.id}`, { token: friend.dev })).status).toBe(403);
     expect((await t.request('GET', `/application/${c.id}/token`, { token: friend.dev })).status).toBe(403);
   });
@@ -109,52 +152,86 @@ describe('sharing a channel', () => {
     const owner = await person();
     const friend = await person();
     const c = await makeChannel(t, owner.dev);
-    const share = await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { email: friend.email, permission: 'send' } });
+    const share = await t.request('POST', `/application/${c.id}/share`, {
+      token: owner.dev,
+      json: { email: friend.email, permission: 'send' },
+    });
     const acc = await t.request('POST', `/share/${share.body.id}/accept`, { token: friend.dev });
-    const upd = await t.request('PUT', `/share/${share.body.id}`, { token: owner.dev, json: { permission: 'view' } });
+    const upd = await t.request('PUT', `/share/${share.body.id}`, {
+      token: owner.dev,
+      json: { permission: 'view' },
+    });
     expect(upd.body).toMatchObject({ permission: 'view', status: 'accepted' });
     expect(invalidated).toContainEqual({ kind: 'share', tokenId: share.body.id });
     const denied = await t.request('POST', '/message', { token: acc.body.token, json: { message: 'x' } });
     expect(denied.status).toBe(403);
     expect(denied.body.errorDescription).toBe('token lacks the send permission');
     expect((await t.request('GET', '/message', { token: acc.body.token })).status).toBe(200);
-    expect((await t.request('GET', '/application', { token: friend.dev })).body.find((x: any) => x.id === c.id).token).toBe('');
-    expect((await t.request('PUT', `/share/${share.body.id}`, { token: friend.dev, json: { permission: 'send' } })).status).toBe(404);
+    expect(
+      (await t.request('GET', '/application', { token: friend.dev })).body.find((x: any) => x.id === c.id)
+        .token,
+    ).toBe('');
+    expect(
+      (await t.request('PUT', `/share/${share.body.id}`, { token: friend.dev, json: { permission: 'send' } }))
+        .status,
+    ).toBe(404);
   });
 
   it('POST /share/join accepts by the emailed invitation; a used token is 404', async () => {
     const owner = await person();
     const other = await person();
     const c = await makeChannel(t, owner.dev);
-    await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { email: 'new-person@example.com', permission: 'view' } });
+    await t.request('POST', `/application/${c.id}/share`, {
+      token: owner.dev,
+      json: { email: 'new-person@example.com', permission: 'view' },
+    });
     const invite = await inviteLink('new-person@example.com');
     const joined = await t.request('POST', '/share/join', { token: other.dev, json: { token: invite } });
     expect(joined.status).toBe(200);
     expect(joined.body).toMatchObject({ id: c.id, shared: true, sharePermission: 'view', token: '' });
-    expect((await t.request('POST', '/share/join', { token: other.dev, json: { token: invite } })).status).toBe(404);
+    expect(
+      (await t.request('POST', '/share/join', { token: other.dev, json: { token: invite } })).status,
+    ).toBe(404);
   });
 
   it('decline, leave and rotate behave for the recipient; revoke removes access at once', async () => {
     const owner = await person();
     const friend = await person();
     const c = await makeChannel(t, owner.dev);
-    const s1 = await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { email: friend.email, permission: 'send' } });
+    const s1 = await t.request('POST', `/application/${c.id}/share`, {
+      token: owner.dev,
+      json: { email: friend.email, permission: 'send' },
+    });
     const dec = await t.request('POST', `/share/${s1.body.id}/decline`, { token: friend.dev });
     expect(dec.body).toMatchObject({ status: 'declined' });
-    expect((await t.request('GET', '/application', { token: friend.dev })).body.find((x: any) => x.id === c.id)).toBeUndefined();
+    expect(
+      (await t.request('GET', '/application', { token: friend.dev })).body.find((x: any) => x.id === c.id),
+    ).toBeUndefined();
     const acc = await t.request('POST', `/share/${s1.body.id}/accept`, { token: friend.dev });
     const rot = await t.request('POST', '/share/rotate', { token: friend.dev, json: { appid: c.id } });
     expect(rot.body).toEqual({ appid: c.id, token: expect.stringMatching(/^S[A-Za-z0-9]{22}$/) });
-    expect((await t.request('POST', '/message', { token: acc.body.token, json: { message: 'x' } })).status).toBe(401);
-    expect((await t.request('POST', '/message', { token: rot.body.token, json: { message: 'x' } })).status).toBe(200);
-    expect((await t.request('POST', '/share/leave', { token: friend.dev, json: { appid: c.id } })).body).toEqual({});
-    expect((await t.request('POST', '/message', { token: rot.body.token, json: { message: 'x' } })).status).toBe(401);
-    expect((await t.request('POST', '/share/leave', { token: friend.dev, json: { appid: c.id } })).status).toBe(404);
+    expect(
+      (await t.request('POST', '/message', { token: acc.body.token, json: { message: 'x' } })).status,
+    ).toBe(401);
+    expect(
+      (await t.request('POST', '/message', { token: rot.body.token, json: { message: 'x' } })).status,
+    ).toBe(200);
+    expect(
+      (await t.request('POST', '/share/leave', { token: friend.dev, json: { appid: c.id } })).body,
+    ).toEqual({});
+    expect(
+      (await t.request('POST', '/message', { token: rot.body.token, json: { message: 'x' } })).status,
+    ).toBe(401);
+    expect(
+      (await t.request('POST', '/share/leave', { token: friend.dev, json: { appid: c.id } })).status,
+    ).toBe(404);
     await t.request('POST', `/share/${s1.body.id}/accept`, { token: friend.dev });
     const rev = await t.request('DELETE', `/share/${s1.body.id}`, { token: owner.dev });
     expect(rev.status).toBe(200);
     expect((await t.request('GET', `/application/${c.id}/message`, { token: friend.dev })).status).toBe(404);
-    expect(changes.filter((e) => e.appid === c.id).at(-1)!.userIds).toEqual(expect.arrayContaining([owner.id, friend.id]));
+    expect(changes.filter((e) => e.appid === c.id).at(-1)!.userIds).toEqual(
+      expect.arrayContaining([owner.id, friend.id]),
+    );
   });
 
   it('a recipient with canShare reshares at most their own permission', async () => {
@@ -162,16 +239,36 @@ describe('sharing a channel', () => {
     const friend = await person();
     const third = await person();
     const c = await makeChannel(t, owner.dev);
-    const s = await t.request('POST', `/application/${c.id}/share`, { token: owner.dev, json: { email: friend.email, permission: 'view', canShare: true } });
+    const s = await t.request('POST', `/application/${c.id}/share`, {
+      token: owner.dev,
+      json: { email: friend.email, permission: 'view', canShare: true },
+    });
     await t.request('POST', `/share/${s.body.id}/accept`, { token: friend.dev });
-    const tooMuch = await t.request('POST', `/application/${c.id}/share`, { token: friend.dev, json: { email: third.email, permission: 'send' } });
+    const tooMuch = await t.request('POST', `/application/${c.id}/share`, {
+      token: friend.dev,
+      json: { email: third.email, permission: 'send' },
+    });
     expect(tooMuch.status).toBe(403);
-    const ok = await t.request('POST', `/application/${c.id}/share`, { token: friend.dev, json: { email: third.email, permission: 'view' } });
+    const ok = await t.request('POST', `/application/${c.id}/share`, {
+      token: friend.dev,
+      json: { email: third.email, permission: 'view' },
+    });
     expect(ok.status).toBe(200);
-    expect((await t.request('GET', `/application/${c.id}/share`, { token: friend.dev })).body.map((x: any) => x.id)).toEqual([ok.body.id]);
+    expect(
+      (await t.request('GET', `/application/${c.id}/share`, { token: friend.dev })).body.map(
+        (x: any) => x.id,
+      ),
+    ).toEqual([ok.body.id]);
     expect((await t.request('GET', `/application/${c.id}/share`, { token: owner.dev })).body).toHaveLength(2);
     await t.request('PUT', `/share/${s.body.id}`, { token: owner.dev, json: { canShare: false } });
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: friend.dev, json: { email: 'z@example.com', permission: 'view' } })).status).toBe(403);
+    expect(
+      (
+        await t.request('POST', `/application/${c.id}/share`, {
+          token: friend.dev,
+          json: { email: 'z@example.com', permission: 'view' },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('recursive operations reach only the descendants shared with the recipient', async () => {
@@ -181,17 +278,24 @@ describe('sharing a channel', () => {
     const sharedChild = await makeChannel(t, owner.dev, { parentId: parent.id });
     const privateChild = await makeChannel(t, owner.dev, { parentId: parent.id });
     for (const id of [parent.id, sharedChild.id]) {
-      const s = await t.request('POST', `/application/${id}/share`, { token: owner.dev, json: { email: friend.email, permission: 'view' } });
+      const s = await t.request('POST', `/application/${id}/share`, {
+        token: owner.dev,
+        json: { email: friend.email, permission: 'view' },
+      });
       await t.request('POST', `/share/${s.body.id}/accept`, { token: friend.dev });
     }
     const a = await sendMessage(t, sharedChild.token);
     const b = await sendMessage(t, privateChild.token);
-    const rec = await t.request('GET', `/application/${parent.id}/message?recursive=1`, { token: friend.dev });
+    const rec = await t.request('GET', `/application/${parent.id}/message?recursive=1`, {
+      token: friend.dev,
+    });
     expect(rec.body.messages.map((m: any) => m.id)).toEqual([a.id]);
     expect(rec.body.messages.map((m: any) => m.id)).not.toContain(b.id);
     const list = await t.request('GET', '/application', { token: friend.dev });
     expect(list.body.find((x: any) => x.id === sharedChild.id).parentId).toBe(parent.id);
-    const read = await t.request('POST', `/application/${parent.id}/message/read?recursive=1`, { token: friend.dev });
+    const read = await t.request('POST', `/application/${parent.id}/message/read?recursive=1`, {
+      token: friend.dev,
+    });
     expect(read.body).toEqual({ appids: [parent.id, sharedChild.id] });
   });
 
@@ -202,6 +306,13 @@ describe('sharing a channel', () => {
     expect((await t.request('GET', '/share/incoming', { token: c.token })).status).toBe(403);
     expect((await t.request('GET', '/share/incoming')).status).toBe(401);
     const scoped = await apiToken(t, { token: owner.dev }, { appIds: [other.id] });
-    expect((await t.request('POST', `/application/${c.id}/share`, { token: scoped.token, json: { email: 'q@example.com', permission: 'view' } })).status).toBe(404);
+    expect(
+      (
+        await t.request('POST', `/application/${c.id}/share`, {
+          token: scoped.token,
+          json: { email: 'q@example.com', permission: 'view' },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -25,7 +25,10 @@ async function makeWebhook(channelId: number, body: Record<string, unknown>) {
 describe('webhook management', () => {
   it('POST /application/{id}/webhook creates a webhook whose URL is shown once', async () => {
     const c = await makeChannel(t, dev);
-    const res = await t.request('POST', `/application/${c.id}/webhook`, { token: dev, json: { name: 'Form' } });
+    const res = await t.request('POST', `/application/${c.id}/webhook`, {
+      token: dev,
+      json: { name: 'Form' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -44,21 +47,38 @@ describe('webhook management', () => {
     expect(list.body[0].url).toMatch(/\/webhook\/W[A-Za-z0-9]{2}\*{16}/);
   });
 
-  it('POST /application/{id}/webhook answers 400 for a static webhook without text and 404 for others\' channels', async () => {
+  it("POST /application/{id}/webhook answers 400 for a static webhook without text and 404 for others' channels", async () => {
     const c = await makeChannel(t, dev);
-    expect((await t.request('POST', `/application/${c.id}/webhook`, { token: dev, json: { name: 'x', mode: 'static' } })).status).toBe(400);
-    expect((await t.request('POST', `/application/${c.id}/webhook`, { token: dev, json: {} })).status).toBe(400);
+    expect(
+      (
+        await t.request('POST', `/application/${c.id}/webhook`, {
+          token: dev,
+          json: { name: 'x', mode: 'static' },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await t.request('POST', `/application/${c.id}/webhook`, { token: dev, json: {} })).status).toBe(
+      400,
+    );
     const theirs = await makeChannel(t, otherDev);
-    expect((await t.request('POST', `/application/${theirs.id}/webhook`, { token: dev, json: { name: 'x' } })).status).toBe(404);
+    expect(
+      (await t.request('POST', `/application/${theirs.id}/webhook`, { token: dev, json: { name: 'x' } }))
+        .status,
+    ).toBe(404);
   });
 
   it('PUT /webhook-config/{id} updates settings; DELETE stops the URL at once, other webhooks keep working', async () => {
     const c = await makeChannel(t, dev);
     const a = await makeWebhook(c.id, { name: 'a' });
     const b = await makeWebhook(c.id, { name: 'b' });
-    const upd = await t.request('PUT', `/webhook-config/${a.id}`, { token: dev, json: { title: 'T', priority: 8 } });
+    const upd = await t.request('PUT', `/webhook-config/${a.id}`, {
+      token: dev,
+      json: { title: 'T', priority: 8 },
+    });
     expect(upd.body).toMatchObject({ title: 'T', priority: 8, name: 'a' });
-    expect((await t.request('PUT', `/webhook-config/${a.id}`, { token: otherDev, json: { title: 'x' } })).status).toBe(404);
+    expect(
+      (await t.request('PUT', `/webhook-config/${a.id}`, { token: otherDev, json: { title: 'x' } })).status,
+    ).toBe(404);
     expect((await t.request('DELETE', `/webhook-config/${a.id}`, { token: dev })).body).toEqual({});
     const gone = await t.request('GET', `${a.path}?message=x`);
     expect(gone.status).toBe(404);
@@ -79,8 +99,16 @@ describe('webhook management', () => {
 describe('GET|POST /webhook/{token}', () => {
   it('static mode sends the configured message and ignores any body or query', async () => {
     const c = await makeChannel(t, dev);
-    const w = await makeWebhook(c.id, { name: 'Door', mode: 'static', title: 'Ring', text: 'Someone is at the door', priority: 9 });
-    const res = await t.request('POST', `${w.path}?message=ignored&priority=zzz`, { json: { message: 'ignored', priority: 99 } });
+    const w = await makeWebhook(c.id, {
+      name: 'Door',
+      mode: 'static',
+      title: 'Ring',
+      text: 'Someone is at the door',
+      priority: 9,
+    });
+    const res = await t.request('POST', `${w.path}?message=ignored&priority=zzz`, {
+      json: { message: 'ignored', priority: 99 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -109,7 +137,10 @@ describe('GET|POST /webhook/{token}', () => {
     fd.append('title', 'M');
     const m = await t.request('POST', w.path, { body: fd });
     expect(m.body).toMatchObject({ message: 'multipart', title: 'M' });
-    const plain = await t.request('POST', w.path, { body: 'message=text-plain', headers: { 'Content-Type': 'text/plain' } });
+    const plain = await t.request('POST', w.path, {
+      body: 'message=text-plain',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(plain.status).toBe(400);
     expect(plain.body.errorDescription).toBe('message is required');
   });
@@ -130,7 +161,9 @@ describe('GET|POST /webhook/{token}', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    const unknown = await request(t.url, 'GET', '/webhook/Wxxxxxxxxxxxxxxxxxxxxxx?message=x', { headers: { Origin: 'https://example.org' } });
+    const unknown = await request(t.url, 'GET', '/webhook/Wxxxxxxxxxxxxxxxxxxxxxx?message=x', {
+      headers: { Origin: 'https://example.org' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('access-control-allow-origin')).toBe('*');
   });
