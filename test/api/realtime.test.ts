@@ -253,3 +253,92 @@ describe('live hub', () => {
     expect(await c.closed).toEqual({ code: CLOSE.GOING_AWAY, reason: 'server shutting down' });
   });
 });
+
+// The same paths driven only through the other families' endpoints, as a client would.
+describe('live delivery through the real endpoints', () => {
+  let t: TestServer;
+  const open: WsClient[] = [];
+  beforeEach(async () => {
+    t = await startTestServer();
+  });
+  afterEach(async () => {
+    for (const c of open.splice(0)) c.ws.terminate();
+    await t.close();
+  });
+  const ws = async (path: string, token: string) => {
+    const c = await openWs(t, path, token);
+    open.push(c);
+    return c;
+  };
+
+  it('POST /message reaches owner devices, accepted recipients and read keys, not muting devices or strangers', async () => {
+    const owner = makeUser(t, { plan: 'pro' });
+    const recipient = makeUser(t);
+    const stranger = makeUser(t);
+    const a = await deviceToken(t, owner, 'a');
+    const b = await deviceToken(t, owner, 'b');
+    const r = await deviceToken(t, recipient, 'r');
+    const s = await deviceToken(t, stranger, 's');
+    const app = await t.request('POST', '/application', { token: a.token, json: { name: 'deploys' } });
+    expect(app.status).toBe(200);
+    const appid: number = app.body.id;
+    const readKey = await t.request('POST', `/application/${appid}/token`, {
+      token: a.token,
+      json: { name: 'dashboard', canRead: true, canWrite: false },
+    });
+    expect(readKey.status).toBe(200);
+    const mute = await t.request('PUT', `/client/${b.id}/subscriptions`, {
+      token: a.token,
+      json: { channelIds: [appid] },
+    });
+    expect(mute.status).toBe(200);
+    const share = await t.request('POST', `/application/${appid}/share`, {
+      token: a.token,
+      json: { email: recipient.email, permission: 'view' },
+    });
+    expect(share.status).toBe(200);
+    expect((await t.request('POST', `/share/${share.body.id}/accept`, { token: r.token })).status).toBe(200);
+
+    const [sa, sb, sr, ss, sk] = [
+      await ws('/ws', a.token),
+      await ws('/ws', b.token),
+      await ws('/stream', r.token),
+      await ws('/ws', s.token),
+      await ws('/ws', readKey.body.token),
+    ];
+    const sent = await t.request('POST', '/message', {
+      token: app.body.token,
+      json: {
+        title: 'v2',
+        message: 'deployed',
+        priority: 4,
+        extras: { 'client::display': { contentType: 'text/plain' } },
+      },
+    });
+    expect(sent.status).toBe(200);
+    expect(await sa.next()).toEqual(sent.body);
+    expect(await sk.next()).toEqual(sent.body);
+    expect(await sr.next()).toEqual({
+      id: sent.body.id,
+      appid,
+      message: 'deployed',
+      title: 'v2',
+      priority: 4,
+      date: sent.body.date,
+      extras: { 'client::display': { contentType: 'text/plain' } },
+    });
+    expect(await sb.silentFor(100)).toBe(true);
+    expect(await ss.silentFor(0)).toBe(true);
+
+    // Revoking the key and suspending a device close their sockets at once.
+    expect((await t.request('DELETE', `/token/${readKey.body.id}`, { token: a.token })).status).toBe(200);
+    expect((await sk.closed).code).toBe(CLOSE.CREDENTIAL_INVALID);
+    const suspend = await t.request('PUT', `/client/${b.id}/status`, {
+      token: a.token,
+      json: { status: 'suspended' },
+    });
+    expect(suspend.status).toBe(200);
+    expect((await sb.closed).code).toBe(CLOSE.CREDENTIAL_INVALID);
+    expect((await t.request('GET', '/client/online', { token: a.token })).body).toEqual([a.id]);
+  });
+});

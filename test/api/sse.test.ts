@@ -105,6 +105,24 @@ describe('GET /stream (SSE)', () => {
     expect(c.text()).not.toContain('changed');
   });
 
+  it('GET /stream sends share:changed to both sides when a share is accepted through the API', async () => {
+    const owner = makeUser(t);
+    const recipient = makeUser(t);
+    const od = await deviceToken(t, owner);
+    const rd = await deviceToken(t, recipient);
+    const app = await t.request('POST', '/application', { token: od.token, json: { name: 'shared' } });
+    const o = await sse(`?token=${od.token}`);
+    const r = await sse(`?token=${rd.token}`);
+    await until(() => [o, r].every((x) => x.text().includes('connected')));
+    const share = await t.request('POST', `/application/${app.body.id}/share`, {
+      token: od.token,
+      json: { email: recipient.email, permission: 'send' },
+    });
+    expect((await t.request('POST', `/share/${share.body.id}/accept`, { token: rd.token })).status).toBe(200);
+    const event = `event: share:changed\ndata: {"appid":${app.body.id}}\n\n`;
+    await until(() => o.text().includes(event) && r.text().includes(event));
+  });
+
   it('GET /stream sends a keepalive comment on every keepalive interval', async () => {
     const user = makeUser(t);
     const c = await sse(`?token=${(await deviceToken(t, user)).token}`);
