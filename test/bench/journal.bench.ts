@@ -15,13 +15,12 @@ import { migrations } from '../../server/db/migrations.generated';
 import { openStore, type Store } from '../../server/db/store';
 import { systemClock } from '../../server/lib/clock';
 import { createLogger } from '../../server/lib/log';
+import { printTable, type Result } from './lib';
 
 const SECONDS_PER_LEVEL = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = [1, 16, 128];
 const SNAPSHOT_ROWS = 100_000;
 const TEXT = 'Backup of /home finished: 1,204 files, 3.2 GB transferred in 00:04:12, no errors reported. ';
-
-type Result = Record<string, number | string>;
 
 const log = createLogger('warn');
 
@@ -153,12 +152,6 @@ export async function run(): Promise<Result> {
     await rm(dir, { recursive: true, force: true });
   }
   return result;
-}
-
-export function printTable(title: string, result: Result): void {
-  const width = Math.max(...Object.keys(result).map((k) => k.length));
-  console.log(title);
-  for (const [k, v] of Object.entries(result)) console.log(`  ${k.padEnd(width)}  ${v}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
