@@ -28,7 +28,10 @@ export interface Db {
 /** Receives the write statements of each committed top-level transaction, in commit order. */
 export type CommitSink = (entries: readonly JournalEntry[]) => void;
 
-const WRITE_RE = /^\s*(insert|update|delete|replace|create|drop|alter)\b/i;
+// Statements that change the database and must be journaled when they come through all()/first()
+// (INSERT ... RETURNING, or a WITH clause in front of a write). Journaling a read by mistake is harmless.
+const WRITE_RE =
+  /^\s*(insert|update|delete|replace|create|drop|alter)\b|^\s*with\b[\s\S]*\b(insert|update|delete|replace)\b/i;
 
 /**
  * sql.js behind the five verbs, with nested transactions (savepoints), a statement cache and a

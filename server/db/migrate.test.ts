@@ -129,3 +129,28 @@ describe('SqlJsDb', () => {
     expect(db.all('SELECT v FROM t')).toEqual([{ v: 1 }, { v: 2 }]);
   });
 });
+
+describe('journaling of writes through all() and first()', () => {
+  it('journals INSERT ... RETURNING and a WITH clause in front of a write, not a plain SELECT', () => {
+    const db = new SqlJsDb(new SQL.Database());
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, updated_at INTEGER)');
+    const records: (readonly JournalEntry[])[] = [];
+    db.setCommitSink((e) => records.push(e));
+    db.first('INSERT INTO t (updated_at) VALUES (?) RETURNING id', [1]);
+    db.all('WITH x AS (SELECT 2 AS v) INSERT INTO t (updated_at) SELECT v FROM x');
+    db.all('SELECT id, updated_at FROM t');
+    expect(records.map((r) => r[0]![0])).toEqual([
+      'INSERT INTO t (updated_at) VALUES (?) RETURNING id',
+      'WITH x AS (SELECT 2 AS v) INSERT INTO t (updated_at) SELECT v FROM x',
+    ]);
+  });
+
+  it('journals nothing when migrations are already applied', () => {
+    const db = new SqlJsDb(new SQL.Database());
+    migrate(db, [m1], 1);
+    const records: unknown[] = [];
+    db.setCommitSink((e) => records.push(e));
+    migrate(db, [m1], 2);
+    expect(records).toEqual([]);
+  });
+});

@@ -14,11 +14,17 @@ export class NewerDatabaseError extends Error {}
  * run old code against a schema it does not understand.
  */
 export function migrate(db: Db, migrations: readonly Migration[], now: number): number[] {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  );
+  // Created only when missing: an unconditional CREATE ... IF NOT EXISTS would journal a record on
+  // every start, and so make every clean stop write a snapshot.
+  if (!db.first("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")) {
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
+  }
   const known = new Map(migrations.map((m) => [m.version, m]));
-  const applied = db.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  const applied = db.all<{ version: number; name: string }>(
+    'SELECT version, name FROM schema_migrations ORDER BY version',
+  );
   const unknown = applied.filter((a) => !known.has(a.version));
   if (unknown.length > 0) {
     const list = unknown.map((u) => `${String(u.version).padStart(4, '0')}_${u.name}`).join(', ');
@@ -33,7 +39,11 @@ export function migrate(db: Db, migrations: readonly Migration[], now: number): 
     if (done.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, now]);
+      db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        m.version,
+        m.name,
+        now,
+      ]);
     });
     ran.push(m.version);
   }
