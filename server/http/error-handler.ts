@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { UPLOAD_LIMIT_BYTES } from '../lib/limits';
 import type { Logger } from '../lib/log';
 import { ApiError, errorBody, errors } from './errors';
 
@@ -32,7 +33,7 @@ function toApiError(err: unknown, bodyLimit: number): ApiError | null {
   }
   if (typeof err === 'object' && err !== null && 'code' in err) {
     const code = (err as { code: unknown }).code;
-    if (code === 'LIMIT_FILE_SIZE') return errors.payloadTooLarge(bodyLimit);
+    if (code === 'LIMIT_FILE_SIZE') return errors.payloadTooLarge(UPLOAD_LIMIT_BYTES);
     if (typeof code === 'string' && code.startsWith('LIMIT_'))
       return errors.badRequest('invalid multipart body');
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSystemChannel } from '../../server/features/channels/service';
+import { UPLOAD_LIMIT_BYTES } from '../../server/lib/limits';
 import { apiToken, deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -364,6 +365,18 @@ describe('logo', () => {
     expect(none.body.errorDescription).toBe('file is required');
     const theirs = await makeChannel(t, other.token);
     expect((await upload(`/application/${theirs.id}/image`, dev, PNG)).status).toBe(404);
+  });
+
+  it('POST /application/{id}/image answers 413 naming the upload limit when the file is too large', async () => {
+    const c = await makeChannel(t, dev);
+    const big = Buffer.concat([PNG, Buffer.alloc(UPLOAD_LIMIT_BYTES)]);
+    const res = await upload(`/application/${c.id}/image`, dev, big);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      error: 'Payload Too Large',
+      errorCode: 413,
+      errorDescription: `request body larger than ${UPLOAD_LIMIT_BYTES} bytes`,
+    });
   });
 });
 

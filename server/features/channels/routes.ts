@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import multer from 'multer';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { principalOf, READ, TOK, TOK_BASIC } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
+import { singleFileUpload } from '../../http/upload';
 import { idParam, parseBody, recursiveFlag } from '../../http/validate';
 import {
   CHANNEL_NAME_MAX,
@@ -13,7 +13,6 @@ import {
   CHANNEL_TAGS_MAX,
   PRIORITY_MAX,
   PRIORITY_MIN,
-  UPLOAD_LIMIT_BYTES,
 } from '../../lib/limits';
 import { IMAGE_ROUTE, presentChannel } from './present';
 import {
@@ -67,10 +66,6 @@ const createBody = z.object({ name: z.string({ error: 'name is required' }).pipe
 const updateBody = z.object({ name, ...fields }).partial();
 const testBody = z.object({ adapter: z.string().optional() });
 const IMAGE_FILE_RE = /^[a-f0-9]{32}\.(png|jpg|gif|webp)$/;
-const upload = multer({
-  storage: multer.memoryStorage(),
-  limits: { fileSize: UPLOAD_LIMIT_BYTES, files: 1, fields: 10 },
-});
 
 const WRITE = { ...TOK, access: 'write' } as const;
 
@@ -105,7 +100,7 @@ export function channelRoutes(ctx: AppContext): RouteTable {
     '/application/:id/image',
     WRITE,
     async (req) => presentChannel(ctx, await setImage(ctx, principalOf(req), idParam(req), req.file?.buffer)),
-    upload.single('file'),
+    singleFileUpload(),
   );
   t.delete('/application/:id/image', WRITE, (req) =>
     presentChannel(ctx, deleteImage(ctx, principalOf(req), idParam(req))),
