@@ -25,6 +25,8 @@ export const WS_CLOSE_GRACE_MS = 2_000;
 export const SSE_MAX_BUFFERED_BYTES = 256 * 1024;
 export const LOGIN_FAILURES_PER_MINUTE = 10;
 export const RATE_WINDOW_MS = 60_000;
+/** Password-reset mails one account can receive in an hour; more requests answer 200 and send nothing. */
+export const RESET_MAILS_PER_HOUR = 3;
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export const UPLOAD_LIMIT_BYTES = 2 * 1024 * 1024;
 export const RECOVERY_CODE_COUNT = 10;

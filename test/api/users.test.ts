@@ -370,6 +370,30 @@ describe('password reset', () => {
     expect((await mailTo(t, u.email)).subject).toBe('Reset your Belfry password');
   });
 
+  test('POST /user/reset-password sends one account at most 3 mails an hour and limits each address', async () => {
+    const u = makeUser(t);
+    t.clock.advance(61_000); // a fresh per-address window
+    const outboxCount = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); // mail goes out after the answer
+      return t.server.ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM mail_outbox WHERE to_addr = ?', [
+        u.email,
+      ])!.n;
+    };
+    for (let i = 0; i < 5; i++) {
+      const res = await t.request('POST', '/user/reset-password', { json: { email: u.email } });
+      expect(res.status).toBe(200);
+    }
+    expect(await outboxCount()).toBe(3);
+    for (let i = 0; i < 5; i++)
+      await t.request('POST', '/user/reset-password', { json: { email: `x${i}@example.com` } });
+    const limited = await t.request('POST', '/user/reset-password', { json: { email: 'ghost@example.com' } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    t.clock.advance(3_600_000);
+    expect((await t.request('POST', '/user/reset-password', { json: { email: u.email } })).status).toBe(200);
+    expect(await outboxCount()).toBe(4);
+  });
+
   test('POST /user/reset-password/confirm sets the password, rotates device tokens and deletes API tokens', async () => {
     const u = makeUser(t);
     const dev = await deviceToken(t, u);

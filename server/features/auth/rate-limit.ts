@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
-import { LOGIN_FAILURES_PER_MINUTE, RATE_WINDOW_MS } from '../../lib/limits';
+import { LOGIN_FAILURES_PER_MINUTE, RATE_WINDOW_MS, RESET_MAILS_PER_HOUR } from '../../lib/limits';
 
 /** Which failures count together: sign-in (login and Basic), the second step, sudo confirmation. */
-export type RateScope = 'login' | 'mfa' | 'sudo';
+export type RateScope = 'login' | 'mfa' | 'sudo' | 'reset-request' | 'reset-mail';
 
 /**
  * Failed attempts per source address in a sliding window (contract, "Security defaults": 10 a minute).
@@ -48,6 +48,16 @@ export class FailureLimiter {
   }
 }
 
+/**
+ * Password-reset mail: every request from an address counts (10 a minute, then 429, whether or not the
+ * email exists), and one account gets at most 3 reset mails an hour (further requests still answer 200,
+ * silently), so the endpoint cannot be used to flood someone's inbox or to probe addresses.
+ */
+const SCOPE_LIMITS: Partial<Record<RateScope, [number, number]>> = {
+  'reset-request': [LOGIN_FAILURES_PER_MINUTE, RATE_WINDOW_MS],
+  'reset-mail': [RESET_MAILS_PER_HOUR, 3_600_000],
+};
+
 const limiters = new WeakMap<AppContext, Map<RateScope, FailureLimiter>>();
 
 export function limiter(ctx: AppContext, scope: RateScope): FailureLimiter {
@@ -58,7 +68,7 @@ export function limiter(ctx: AppContext, scope: RateScope): FailureLimiter {
   }
   let l = byScope.get(scope);
   if (!l) {
-    l = new FailureLimiter(ctx);
+    l = new FailureLimiter(ctx, ...(SCOPE_LIMITS[scope] ?? []));
     byScope.set(scope, l);
   }
   return l;

@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { authenticate, principalOf, readCredential, TOK } from '../../http/auth';
+import { authenticate, principalOf, readCredential, requestMeta, TOK } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from '../../lib/limits';
+import { limiter } from '../auth/rate-limit';
 import { removeAvatarFile } from '../avatars/service';
 import {
   adminCreateUser,
@@ -91,7 +92,20 @@ export function userRoutes(ctx: AppContext): RouteTable {
   });
   t.get('/user/verify', null, (req) => verifyEmail(ctx, req.query.token));
   t.post('/user/reset-password', null, (req) => {
-    requestPasswordReset(ctx, parseBody(req, resetBody).email.trim());
+    const email = parseBody(req, resetBody).email.trim();
+    const perAddress = limiter(ctx, 'reset-request');
+    const ip = requestMeta(req).ip;
+    perAddress.check(ip);
+    perAddress.fail(ip);
+    const perAccount = limiter(ctx, 'reset-mail');
+    const key = email.toLowerCase();
+    try {
+      perAccount.check(key);
+    } catch {
+      return {}; // same answer, no mail: see SCOPE_LIMITS in auth/rate-limit.ts
+    }
+    perAccount.fail(key);
+    requestPasswordReset(ctx, email);
     return {};
   });
   t.post('/user/reset-password/confirm', null, async (req) => {
