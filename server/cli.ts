@@ -4,6 +4,7 @@
  * accepting, finish in-flight requests, flush the store and exit 0.
  */
 import { ConfigError, loadConfig } from './config';
+import { DataDirLockedError } from './db/lock';
 import { NewerDatabaseError } from './db/migrate';
 import { CorruptDatabaseError } from './db/store';
 import { createServer } from './index';

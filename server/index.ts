@@ -7,6 +7,7 @@ import type { Express } from 'express';
 import { assembleApp } from './app';
 import { type Config, publicUrlOf } from './config';
 import type { AppContext, AuthRegistry } from './context';
+import { lockDataDir } from './db/lock';
 import { migrations } from './db/migrations.generated';
 import { openStore, type Store } from './db/store';
 import { FEATURES, type Feature } from './features/index';
@@ -48,13 +49,20 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore({
-    dataDir: config.dataDir,
-    log,
-    clock,
-    migrations,
-    ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
-  });
+  const unlock = lockDataDir(config.dataDir);
+  let store: Store;
+  try {
+    store = await openStore({
+      dataDir: config.dataDir,
+      log,
+      clock,
+      migrations,
+      ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   let listeningPort = config.port;
   const auth: AuthRegistry = { tokens: new Map(), basic: null, sudo: null };
   const ctx: AppContext = {
@@ -115,6 +123,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
         if (httpServer.listening) await closed;
         clearTimeout(force);
         await store.close();
+        unlock();
       })();
       return stopping;
     },

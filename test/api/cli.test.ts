@@ -62,6 +62,18 @@ describe('npm run serve', () => {
     await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(/belfry\.db/);
   });
 
+  it('refuses a data dir another running Belfry holds, and takes over the lock of a killed one', async () => {
+    const dir = tempDir();
+    const first = await spawnServer(['--port', '0', '--data-dir', dir]);
+    await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(/in use by another Belfry/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await spawnServer(['--port', '0', '--data-dir', dir]);
+    expect((await fetch(`${second.url}/health`)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
   it('refuses an unknown flag with a readable message', async () => {
     await expect(spawnServer(['--bogus', '1'])).rejects.toThrow(/unknown flag --bogus/);
   });
