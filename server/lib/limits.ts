@@ -68,3 +68,6 @@ export const RETENTION_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000;
 export const RETENTION_TOTAL_MAX = 1_000_000;
 /** Rows deleted per transaction by retention, so one run never blocks the event loop for long. */
 export const RETENTION_BATCH = 5_000;
+
+/** How long the per-user storage sum of `GET /current/user` and the quota breakdown may be stale. */
+export const STORAGE_SNAPSHOT_TTL_MS = 60_000;

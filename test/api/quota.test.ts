@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { consumeEvents, remainingEvents } from '../../server/features/quota/service';
+import { STORAGE_SNAPSHOT_TTL_MS } from '../../server/lib/limits';
 import { apiToken, deviceToken, insertChannelKeyRow, insertChannelRow, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -121,6 +122,16 @@ describe('GET /user/quota-breakdown', () => {
       s.clock.advance(86_400_000);
       const tomorrow = await s.request('GET', '/current/user', { token: dev.token });
       expect(tomorrow.body).toMatchObject({ eventCounter: 0, messageCounter: 6 });
+      // The storage sum is a snapshot refreshed at most once a minute.
+      ctx.db.transaction(() =>
+        ctx.db.run(
+          'INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (?, ?, ?, ?, ?, ?)',
+          [channel, u.id, 'abc', '', 5, ctx.clock.now()],
+        ),
+      );
+      expect((await s.request('GET', '/current/user', { token: dev.token })).body.storageBytes).toBe(7);
+      s.clock.advance(STORAGE_SNAPSHOT_TTL_MS);
+      expect((await s.request('GET', '/current/user', { token: dev.token })).body.storageBytes).toBe(10);
     } finally {
       await s.close();
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
 import { rfc3339 } from '../../lib/clock';
-import type { PlanName } from '../../lib/limits';
+import { type PlanName, STORAGE_SNAPSHOT_TTL_MS } from '../../lib/limits';
 import {
   addUsage,
   deleteMinutesBefore,
@@ -66,8 +66,32 @@ export interface StorageSnapshot {
   totalBytes: number;
 }
 
+/**
+ * Summing a user's messages reads every one of them (a few hundred ms at a million), and
+ * `GET /current/user` is called on every client start: the sum is a snapshot, cached per user for
+ * STORAGE_SNAPSHOT_TTL_MS.
+ */
+const storageCache = new WeakMap<
+  AppContext,
+  Map<number, { at: number; value: { messages: number; bytes: number } }>
+>();
+
+function cachedMessageStorage(ctx: AppContext, userId: number): { messages: number; bytes: number } {
+  let byUser = storageCache.get(ctx);
+  if (!byUser) {
+    byUser = new Map();
+    storageCache.set(ctx, byUser);
+  }
+  const now = ctx.clock.now();
+  const hit = byUser.get(userId);
+  if (hit && now - hit.at < STORAGE_SNAPSHOT_TTL_MS) return hit.value;
+  const value = messageStorage(ctx.db, userId);
+  byUser.set(userId, { at: now, value });
+  return value;
+}
+
 export function storageSnapshot(ctx: AppContext, userId: number, image: string | null): StorageSnapshot {
-  const m = messageStorage(ctx.db, userId);
+  const m = cachedMessageStorage(ctx, userId);
   let imageBytes = 0;
   if (image) {
     try {
