@@ -12,6 +12,7 @@ import { Channels } from '../features/channels/Channels';
 import { JoinShare } from '../features/channels/JoinShare';
 import { Devices } from '../features/devices/Devices';
 import { Inbox } from '../features/inbox/Inbox';
+import { LiveProvider } from './live';
 import { Link, navigate, useLocation } from './router';
 import { useSession } from './session';
 import { ThemeToggle } from './theme';
@@ -102,51 +103,53 @@ export function App() {
   if (flash) sessionStorage.removeItem('belfry.flash');
 
   return (
-    <div className="shell">
-      <a href="#main" className="skip">
-        Skip to content
-      </a>
-      <header className="topbar">
-        <Link to="/inbox" className="brand" aria-label="Belfry inbox">
-          <img src="/favicon.svg" alt="" width={24} height={24} /> Belfry
-        </Link>
-        <button
-          type="button"
-          className="menu-toggle ghost"
-          aria-expanded={menuOpen}
-          aria-controls="main-nav"
-          onClick={() => setMenuOpen((o) => !o)}
-        >
-          Menu
-        </button>
-        <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
-          {items.map((n) => (
-            <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
-              {n.label}
-            </Link>
-          ))}
-        </nav>
-        <div className="topbar-end">
-          <ThemeToggle />
-          <span className="who" title={user.email}>
-            {user.image ? <img src={user.image} alt="" className="avatar" /> : null}
-            <span className="who-email">{user.email}</span>
-          </span>
-          <button type="button" onClick={() => void signOut()}>
-            Sign out
+    <LiveProvider token={token}>
+      <div className="shell">
+        <a href="#main" className="skip">
+          Skip to content
+        </a>
+        <header className="topbar">
+          <Link to="/inbox" className="brand" aria-label="Belfry inbox">
+            <img src="/favicon.svg" alt="" width={24} height={24} /> Belfry
+          </Link>
+          <button
+            type="button"
+            className="menu-toggle ghost"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen((o) => !o)}
+          >
+            Menu
           </button>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {flash ? (
-          <p className="notice" role="status">
-            {flash}
-          </p>
-        ) : null}
-        {page}
-      </main>
-      <SudoDialog />
-    </div>
+          <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+            {items.map((n) => (
+              <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
+                {n.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="topbar-end">
+            <ThemeToggle />
+            <span className="who" title={user.email}>
+              {user.image ? <img src={user.image} alt="" className="avatar" /> : null}
+              <span className="who-email">{user.email}</span>
+            </span>
+            <button type="button" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {flash ? (
+            <p className="notice" role="status">
+              {flash}
+            </p>
+          ) : null}
+          {page}
+        </main>
+        <SudoDialog />
+      </div>
+    </LiveProvider>
   );
 }
 

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { errorText } from '../api/client';
 
 /** An API or network error as a readable sentence, announced to screen readers. */
@@ -147,7 +147,8 @@ export function formatDate(iso: string | null | undefined): string {
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const run = async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
+  // Stable across renders, so effects may depend on it.
+  const run = useCallback(async <T,>(fn: () => Promise<T>): Promise<T | undefined> => {
     setBusy(true);
     setError(null);
     try {
@@ -158,6 +159,6 @@ export function useAction() {
     } finally {
       setBusy(false);
     }
-  };
+  }, []);
   return { busy, error, setError, run };
 }

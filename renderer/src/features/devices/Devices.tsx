@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { del, get, put } from '../../api/client';
 import type { Channel, Device } from '../../api/types';
+import { useLive } from '../../app/live';
 import { Dialog, ErrorText, formatDate, useAction } from '../../components/ui';
 import { DesktopSettingsCard } from './DesktopSettings';
 import { PairDevice } from './PairDevice';
@@ -13,6 +14,7 @@ export function Devices() {
   const [pairing, setPairing] = useState(false);
   const load = useAction();
   const act = useAction();
+  const { state: live } = useLive();
 
   const reload = useCallback(
     () =>

@@ -2,9 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { del, get, post, query } from '../../api/client';
 import { desktop } from '../../api/desktop';
 import type { Channel, Message, MessagePage } from '../../api/types';
-import { openMessageSocket, type SocketState } from '../../api/ws';
+import { useLive } from '../../app/live';
 import { navigate, useLocation } from '../../app/router';
-import { useSession } from '../../app/session';
 import { ErrorText, useAction } from '../../components/ui';
 import { buildTree, subtreeIds, type TreeNode } from '../channels/tree';
 import { FirstMessage } from './FirstMessage';
@@ -13,7 +12,6 @@ import { MessageItem } from './MessageItem';
 const PAGE = 50;
 
 export function Inbox() {
-  const { token } = useSession();
   const { search: params, hash } = useLocation();
   const channelId = Number(params.get('channel')) || null;
   const [channels, setChannels] = useState<Channel[]>([]);
@@ -23,7 +21,7 @@ export function Inbox() {
   const [q, setQ] = useState(params.get('q') ?? '');
   const [activeQ, setActiveQ] = useState(params.get('q') ?? '');
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const [live, setLive] = useState<SocketState>('connecting');
+  const { state: live, subscribe } = useLive();
   const load = useAction();
   const act = useAction();
   const sentinel = useRef<HTMLDivElement>(null);
@@ -95,20 +93,17 @@ export function Inbox() {
   );
   const filterRef = useRef({ visibleIds, searching: activeQ.trim().length >= 2 });
   filterRef.current = { visibleIds, searching: activeQ.trim().length >= 2 };
-  useEffect(() => {
-    if (!token) return;
-    return openMessageSocket(
-      token,
-      (m) => {
+  useEffect(
+    () =>
+      subscribe((m) => {
         const f = filterRef.current;
         if (f.searching) return;
         if (f.visibleIds && !f.visibleIds.has(m.appid)) return;
         setMessages((prev) => (prev.some((p) => p.id === m.id) ? prev : [m, ...prev]));
         setLoaded(true);
-      },
-      setLive,
-    );
-  }, [token]);
+      }),
+    [subscribe],
+  );
 
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
   const tree = useMemo(() => buildTree(channels), [channels]);

@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The built UI the server serves at `/`; built here once when CI has not run `npm run build:renderer`. */
+export function ensureRendererBuilt(): void {
+  if (existsSync(join(ROOT, 'dist', 'renderer', 'index.html'))) return;
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      timeout: 180_000,
+    },
+  );
+}
+
+export interface BrowserHandle {
+  browser: Browser;
+  newPage(opts?: { phone?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+/** Debian's Chromium, headless; Playwright gives every launch a fresh temporary profile. */
+export async function launchBrowser(): Promise<BrowserHandle> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  return {
+    browser,
+    newPage: async (opts = {}) => {
+      const context = await browser.newContext(
+        opts.phone
+          ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
+          : { viewport: { width: 1280, height: 820 } },
+      );
+      const page = await context.newPage();
+      return { context, page };
+    },
+    close: async () => {
+      await browser.close();
+    },
+  };
+}
+
+/** README screenshots go to docs/screenshots/ when UPDATE_SCREENSHOTS=1, else to test/e2e/screenshots/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir =
+    process.env.UPDATE_SCREENSHOTS === '1'
+      ? join(ROOT, 'docs', 'screenshots')
+      : join(ROOT, 'test', 'e2e', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+}

@@ -1,0 +1,237 @@
+import { generateSync } from 'otplib';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from '../helpers/factories';
+import { startTestServer, type TestServer } from '../helpers/test-server';
+import { type BrowserHandle, ensureRendererBuilt, hasChromium, launchBrowser, screenshot } from './browser';
+
+/**
+ * The web UI end to end: Debian's Chromium (headless) against the real server on loopback. One server
+ * and one browser for the whole file; the steps build on each other like a first session does.
+ */
+if (!hasChromium)
+  console.warn('e2e: /usr/bin/chromium is missing (apt-get install chromium); skipping the browser tests');
+
+describe.skipIf(!hasChromium)('web UI in Chromium', () => {
+  let t: TestServer;
+  let b: BrowserHandle;
+  let context: BrowserContext;
+  let page: Page;
+  const state: { key?: string; channelId?: number } = {};
+
+  const signIn = async (p: Page, email: string, password: string) => {
+    await p.goto(t.url);
+    await p.getByLabel('Email', { exact: true }).fill(email);
+    await p.getByLabel('Password', { exact: true }).fill(password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  };
+  const send = async (key: string, body: Record<string, unknown>) => {
+    const res = await fetch(`${t.url}/message`, {
+      method: 'POST',
+      headers: { 'X-Service-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { id: number };
+  };
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    t = await startTestServer();
+    b = await launchBrowser();
+    ({ context, page } = await b.newPage());
+    page.on('dialog', (d) => void d.accept());
+  }, 240_000);
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  it('signs in with email and password and lands in the inbox', async () => {
+    await signIn(page, t.admin.email, t.admin.password);
+    await expect.poll(() => page.getByRole('heading', { name: 'All messages' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('link', { name: 'Channels', exact: true }).isVisible()).toBe(true);
+    // A wrong password is shown as a readable message.
+    const other = await b.newPage();
+    await signIn(other.page, t.admin.email, 'wrong-password');
+    await expect
+      .poll(() => other.page.getByRole('alert').textContent())
+      .toContain('wrong username or password');
+    await other.context.close();
+  });
+
+  it('the empty inbox offers a real key and a copyable curl line', async () => {
+    await page.getByRole('button', { name: 'Create a channel and show the command' }).click();
+    const curl = page.getByLabel('Send a test message', { exact: true });
+    await expect
+      .poll(() => curl.inputValue())
+      .toMatch(/^curl -X POST '.*\/message' -H 'X-Service-Key: A[A-Za-z0-9]{22}'/);
+  });
+
+  it('creates a channel and a key for it', async () => {
+    await page.getByRole('link', { name: 'Channels', exact: true }).click();
+    await page.getByRole('button', { name: 'New channel' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Backups');
+    await page.getByLabel('Tags', { exact: true }).fill('ops, nightly');
+    await page.getByLabel('Default priority', { exact: true }).fill('6');
+    await page.getByRole('button', { name: 'Create channel' }).click();
+    const primary = page.getByLabel('Channel key (shown once)', { exact: true });
+    await expect.poll(() => primary.inputValue()).toMatch(/^A[A-Za-z0-9]{22}$/);
+    await page.getByLabel('Key name', { exact: true }).fill('nightly job');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = page.getByLabel('New key (shown once)', { exact: true });
+    await expect.poll(() => key.inputValue()).toMatch(/^A[A-Za-z0-9]{22}$/);
+    state.key = await key.inputValue();
+    await expect
+      .poll(() => page.getByRole('cell', { name: 'nightly job', exact: true }).isVisible())
+      .toBe(true);
+    const channels = (await t.request('GET', '/application', { token: await deviceTokenOf(page) })).body as {
+      id: number;
+      name: string;
+      tags: string[];
+    }[];
+    const backups = channels.find((c) => c.name === 'Backups')!;
+    expect(backups.tags).toEqual(['ops', 'nightly']);
+    state.channelId = backups.id;
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'channels');
+  });
+
+  it('shows a message sent by a program in the open inbox without a reload', async () => {
+    await page.getByRole('link', { name: 'Inbox', exact: true }).click();
+    await expect
+      .poll(() => page.getByText('Live', { exact: true }).isVisible(), { timeout: 10_000 })
+      .toBe(true);
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => navigations.push(f.url()));
+    await send(state.key!, {
+      title: 'Backup finished',
+      message: 'nightly backup of /home took 4 min',
+      priority: 4,
+    });
+    await send(state.key!, {
+      title: 'Disk almost full',
+      message:
+        '**/var** is at 93%\n\n<img src=x onerror="window.pwned=1"> [runbook](https://example.com/runbook)',
+      priority: 9,
+      extras: { 'client::display': { contentType: 'text/markdown' } },
+    });
+    await expect.poll(() => page.getByRole('heading', { name: 'Disk almost full' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('heading', { name: 'Backup finished' }).isVisible()).toBe(true);
+    expect(navigations).toEqual([]);
+    // Markdown rendered, script-bearing HTML neutralised, links kept safe.
+    const md = page.locator('.markdown').first();
+    expect(await md.locator('strong').textContent()).toBe('/var');
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await md.locator('a').getAttribute('rel')).toContain('noopener');
+    expect(await page.getByTitle('Priority 9 (high)').count()).toBe(1);
+    await screenshot(page, 'inbox');
+  });
+
+  it('marks a message read', async () => {
+    await page.getByRole('button', { name: 'Mark “Backup finished” read' }).click();
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Mark “Backup finished” read' }).count())
+      .toBe(0);
+    const list = (await t.request('GET', '/message', { token: await deviceTokenOf(page) })).body as {
+      messages: { title: string; read?: boolean }[];
+    };
+    expect(list.messages.find((m) => m.title === 'Backup finished')?.read).toBe(true);
+    expect(list.messages.find((m) => m.title === 'Disk almost full')?.read).toBeUndefined();
+  });
+
+  it('searches messages', async () => {
+    await page.getByLabel('Search messages', { exact: true }).fill('backup');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Search: backup' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('heading', { name: 'Disk almost full' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Backup finished' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Disk almost full' }).isVisible()).toBe(true);
+  });
+
+  it('creates an API token that works', async () => {
+    await page.getByRole('link', { name: 'API tokens', exact: true }).click();
+    await page.getByLabel('Token name', { exact: true }).fill('grafana');
+    await page.getByLabel('Access', { exact: true }).selectOption('read');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByLabel('Token “grafana” (shown once)', { exact: true });
+    await expect.poll(() => shown.inputValue()).toMatch(/^M[A-Za-z0-9]{22}$/);
+    const res = await t.request('GET', '/message?limit=1', { token: await shown.inputValue() });
+    expect(res.status).toBe(200);
+    await expect.poll(() => page.getByRole('cell', { name: 'grafana', exact: true }).isVisible()).toBe(true);
+  });
+
+  it('pairs a phone by QR code: the phone browser signs in as a new device', async () => {
+    await page.getByRole('link', { name: 'Devices', exact: true }).click();
+    await page.getByRole('button', { name: 'Pair a phone' }).click();
+    await expect.poll(() => page.getByRole('img', { name: 'Pairing QR code' }).isVisible()).toBe(true);
+    const link = await page.getByLabel('Pairing link', { exact: true }).inputValue();
+    expect(link).toMatch(/\/pair#code=[A-Za-z0-9]{22}$/);
+    const phone = await b.newPage({ phone: true });
+    await phone.page.goto(link);
+    await phone.page.getByLabel('Device name', { exact: true }).fill('Pixel');
+    await phone.page.getByRole('button', { name: 'Pair and sign in' }).click();
+    await expect.poll(() => phone.page.getByRole('heading', { name: 'All messages' }).isVisible()).toBe(true);
+    // Phone-sized layout: the navigation folds behind a labelled menu button.
+    expect(await phone.page.getByRole('button', { name: 'Menu' }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByText('Paired: “Pixel”', { exact: false }).isVisible(), { timeout: 10_000 })
+      .toBe(true);
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await expect.poll(() => page.getByText('Pixel', { exact: true }).isVisible()).toBe(true);
+    // The phone keeps its message socket open, so it shows as online.
+    await expect
+      .poll(
+        () => page.locator('.device', { hasText: 'Pixel' }).getByRole('img', { name: 'online' }).count(),
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    // The app keeps one message socket open on every page, so this browser is online too.
+    await expect
+      .poll(
+        () => page.locator('.device', { hasText: 'this device' }).getByRole('img', { name: 'online' }).count(),
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    await screenshot(page, 'devices');
+    await phone.context.close();
+  });
+
+  it('sets up 2FA with the authenticator QR code, then signs in with a TOTP code', async () => {
+    const u = makeUser(t, { email: 'mfa@example.com', password: 'password-123' });
+    const { context: ctx, page: p } = await b.newPage();
+    p.on('dialog', (d) => void d.accept());
+    await signIn(p, u.email, u.password);
+    await p.getByRole('link', { name: 'Account', exact: true }).click();
+    await p.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    // The API asks for sudo first: the dialog confirms with the password and the action is retried.
+    await p.getByRole('dialog').getByLabel('Password', { exact: true }).fill(u.password);
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => p.getByRole('img', { name: 'Authenticator QR code' }).isVisible()).toBe(true);
+    const secret = await p.getByLabel('Or enter this secret by hand', { exact: true }).inputValue();
+    const totp = () => generateSync({ secret, epoch: Math.floor(t.clock.now() / 1000) });
+    await p.getByLabel('Code from the app', { exact: true }).fill(totp());
+    await p.getByRole('button', { name: 'Turn on' }).click();
+    await expect
+      .poll(() => p.getByRole('list', { name: 'Recovery codes' }).locator('li').count())
+      .toBeGreaterThan(5);
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(p, u.email, u.password);
+    await expect.poll(() => p.getByRole('heading', { name: 'Second step' }).isVisible()).toBe(true);
+    t.clock.advance(30_000); // a code is accepted once: use the next one
+    await p.getByLabel('6-digit code', { exact: true }).fill('000000');
+    await p.getByRole('button', { name: 'Verify' }).click();
+    await expect.poll(() => p.getByRole('alert').textContent()).toContain('invalid code');
+    await p.getByLabel('6-digit code', { exact: true }).fill(totp());
+    await p.getByRole('button', { name: 'Verify' }).click();
+    await expect.poll(() => p.getByRole('heading', { name: 'All messages' }).isVisible()).toBe(true);
+    await ctx.close();
+  });
+});
+
+/** The device token the page stored after sign-in. */
+async function deviceTokenOf(page: Page): Promise<string> {
+  return (await page.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
+}
