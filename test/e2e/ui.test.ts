@@ -1,5 +1,5 @@
 import { generateSync } from 'otplib';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
@@ -15,7 +15,6 @@ if (!hasChromium)
 describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   let t: TestServer;
   let b: BrowserHandle;
-  let context: BrowserContext;
   let page: Page;
   const state: { key?: string; channelId?: number } = {};
 
@@ -39,7 +38,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     ensureRendererBuilt();
     t = await startTestServer();
     b = await launchBrowser();
-    ({ context, page } = await b.newPage());
+    ({ page } = await b.newPage());
     page.on('dialog', (d) => void d.accept());
   }, 240_000);
   afterAll(async () => {
@@ -191,7 +190,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     // The app keeps one message socket open on every page, so this browser is online too.
     await expect
       .poll(
-        () => page.locator('.device', { hasText: 'this device' }).getByRole('img', { name: 'online' }).count(),
+        () =>
+          page.locator('.device', { hasText: 'this device' }).getByRole('img', { name: 'online' }).count(),
         { timeout: 15_000 },
       )
       .toBe(1);

@@ -31,15 +31,18 @@ export function Devices() {
   useEffect(() => {
     void reload();
     get<Channel[]>('/application').then(setChannels, () => {});
-    // The online dots follow sockets opening and closing.
-    const t = setInterval(() => {
+  }, [reload]);
+  // The online dots follow sockets opening and closing (ours included, once it is open).
+  useEffect(() => {
+    const refresh = () =>
       get<number[]>('/client/online').then(
         (o) => setOnline(new Set(o)),
         () => {},
       );
-    }, 10_000);
+    if (live === 'open') void refresh();
+    const t = setInterval(refresh, 5_000);
     return () => clearInterval(t);
-  }, [reload]);
+  }, [live]);
 
   const rename = (d: Device) =>
     act.run(async () => {
