@@ -205,15 +205,16 @@ export class LiveHub {
       this.deliverMessage(message, ownerId);
       return;
     }
+    // sync() now covers this message's commit and nothing later, so a busy journal cannot delay it
+    // by more than its own fsync; the chain keeps commit order.
+    const durable = this.ctx.store.hasUnsynced() ? this.ctx.store.sync() : Promise.resolve();
     this.waiting++;
-    this.deliveryChain = this.deliveryChain
-      .then(() => (this.ctx.store.hasUnsynced() ? this.ctx.store.sync() : undefined))
+    this.deliveryChain = Promise.all([this.deliveryChain, durable])
       .then(
         () => {
           if (!this.stopping) this.deliverMessage(message, ownerId);
         },
-        (err: unknown) =>
-          this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
+        (err: unknown) => this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
       )
       .finally(() => {
         this.waiting--;
