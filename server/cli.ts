@@ -42,7 +42,8 @@ main().catch((err: unknown) => {
   if (
     err instanceof ConfigError ||
     err instanceof CorruptDatabaseError ||
-    err instanceof NewerDatabaseError
+    err instanceof NewerDatabaseError ||
+    err instanceof DataDirLockedError
   ) {
     process.stderr.write(`belfry: ${err.message}\n`);
   } else {

@@ -78,5 +78,6 @@ export const errors = {
   ownerOnly: (what: string) => new ApiError(403, `only the channel owner can ${what}`),
   restrictedScope: (what: string) => new ApiError(403, `an API token with a restricted scope cannot ${what}`),
   noAdapterToTest: () => new ApiError(400, 'no enabled adapter to test'),
-  adapterNotBuilt: (names: readonly string[]) => new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
+  adapterNotBuilt: (names: readonly string[]) =>
+    new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
 } as const;

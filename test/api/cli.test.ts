@@ -59,13 +59,17 @@ describe('npm run serve', () => {
   it('refuses to start on a corrupt snapshot with a clear message', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'belfry.db'), 'this is not a database at all'.repeat(200));
-    await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(/belfry\.db/);
+    await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(
+      /stderr: belfry: .*belfry\.db/,
+    );
   });
 
   it('refuses a data dir another running Belfry holds, and takes over the lock of a killed one', async () => {
     const dir = tempDir();
     const first = await spawnServer(['--port', '0', '--data-dir', dir]);
-    await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(/in use by another Belfry/);
+    await expect(spawnServer(['--port', '0', '--data-dir', dir])).rejects.toThrow(
+      /stderr: belfry: \/\S+ is in use by another Belfry \(pid \d+\)/,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await spawnServer(['--port', '0', '--data-dir', dir]);

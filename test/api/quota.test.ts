@@ -179,7 +179,9 @@ describe('retention', () => {
       ctx.db.transaction(() => consumeEvents(ctx, u.id, 4));
       s.clock.advance(35 * 86_400_000 + 60_000);
       await s.server.scheduler.runNow('retention');
-      expect(ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM quota_minutes WHERE user_id = ?', [u.id])!.n).toBe(0);
+      expect(
+        ctx.db.first<{ n: number }>('SELECT count(*) AS n FROM quota_minutes WHERE user_id = ?', [u.id])!.n,
+      ).toBe(0);
       const me = await s.request('GET', '/current/user', { token: dev.token });
       expect(me.body.messageCounter).toBe(4);
       const old = await s.request('GET', '/user/quota-breakdown?day=2026-01-15', { token: dev.token });
