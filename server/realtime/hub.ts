@@ -214,7 +214,8 @@ export class LiveHub {
         () => {
           if (!this.stopping) this.deliverMessage(message, ownerId);
         },
-        (err: unknown) => this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
+        (err: unknown) =>
+          this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
       )
       .finally(() => {
         this.waiting--;

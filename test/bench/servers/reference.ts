@@ -36,7 +36,7 @@ const server = createServer((req, res) => {
             [tokenDigest(token)],
           )
         : undefined;
-    if (!key || key.can_write !== 1) return send(res, 401, { error: 'unauthorized' });
+    if (key?.can_write !== 1) return send(res, 401, { error: 'unauthorized' });
     let body: { message?: unknown; title?: unknown; priority?: unknown };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString());
