@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../server/config';
 import { createServer } from '../server/index';
 import { memoryLogger } from '../server/lib/log';
-import { type DesktopDeps, type DesktopHandle, runDesktop } from './desktop';
+import { applicationMenu, type DesktopDeps, type DesktopHandle, runDesktop } from './desktop';
 import type { FetchLike } from './desktop-session';
 import { IPC } from './ipc/channels';
 import type { DesktopSettings } from './settings';
@@ -245,5 +245,17 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(e.trays[0]!.destroyed).toBe(true);
     expect(e.handlers.size).toBe(0);
     expect(server.httpServer.listening).toBe(false);
+  });
+});
+
+describe('applicationMenu', () => {
+  it('gives macOS the Edit roles copy and paste need, and other platforms no menu bar', () => {
+    expect(applicationMenu('darwin')).toEqual([
+      { role: 'appMenu' },
+      { role: 'editMenu' },
+      { role: 'windowMenu' },
+    ]);
+    expect(applicationMenu('linux')).toBeNull();
+    expect(applicationMenu('win32')).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import type { FetchLike } from './desktop-session';
-import type { BrowserWindowInstance, ElectronApi, KeyValueStore } from './electron-api';
+import type { BrowserWindowInstance, ElectronApi, KeyValueStore, MenuItemOptions } from './electron-api';
 import { IPC } from './ipc/channels';
 import { type IpcHandlers, registerIpc } from './ipc/register';
 import { DesktopNotifier } from './notifier';
@@ -22,6 +22,16 @@ export interface DesktopDeps {
   fetch: FetchLike;
   now: () => number;
   log: (msg: string, err?: unknown) => void;
+  /** process.platform; injected so the macOS-only menu is testable anywhere. */
+  platform?: NodeJS.Platform;
+}
+
+/**
+ * No menu bar on Windows and Linux. macOS routes Cmd+C/V/X/A/Z through the application menu's Edit
+ * roles: without them, copy and paste in the window's text fields do nothing.
+ */
+export function applicationMenu(platform: NodeJS.Platform): MenuItemOptions[] | null {
+  return platform === 'darwin' ? [{ role: 'appMenu' }, { role: 'editMenu' }, { role: 'windowMenu' }] : null;
 }
 
 export interface DesktopHandle {
@@ -64,7 +74,8 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
   app.on('window-all-closed', () => {}); // stays in the tray
   await app.whenReady();
   app.setAppUserModelId?.('app.belfry.desktop');
-  Menu.setApplicationMenu(null);
+  const menu = applicationMenu(d.platform ?? process.platform);
+  Menu.setApplicationMenu(menu ? Menu.buildFromTemplate(menu) : null);
 
   const settingsStore = new DesktopSettingsStore(d.store, app);
   let settings = settingsStore.read();

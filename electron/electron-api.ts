@@ -22,6 +22,8 @@ export interface NativeImageModule {
 
 export interface MenuItemOptions {
   label?: string;
+  /** Built-in behaviour (macOS needs `editMenu` for copy/paste shortcuts in text fields). */
+  role?: 'appMenu' | 'editMenu' | 'windowMenu';
   type?: 'normal' | 'separator' | 'checkbox';
   checked?: boolean;
   enabled?: boolean;
