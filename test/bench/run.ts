@@ -151,8 +151,12 @@ function targets(r: Map<string, Result>): string[] {
       ' ms',
     ),
     line(
-      'search p99 ≤ 100 ms (common word, the slowest query)',
-      num('scale', (k) => k.includes('common word'), 1),
+      'search p99 ≤ 100 ms (the slowest of the three searches)',
+      Math.max(
+        ...['common word', 'rare word', 'two words'].map(
+          (w) => num('scale', (k) => k.startsWith('GET /message/search') && k.includes(w), 1) ?? Number.NaN,
+        ),
+      ),
       (v) => v <= 100,
       ' ms',
     ),
