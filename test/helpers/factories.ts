@@ -109,8 +109,12 @@ export async function makeChannel(
   body: Record<string, unknown> = {},
 ): Promise<{ id: number; token: string; [k: string]: unknown }> {
   seq++;
-  const res = await t.request('POST', '/application', { token: deviceTok, json: { name: `channel ${seq}`, ...body } });
-  if (res.status !== 200) throw new Error(`makeChannel: POST /application answered ${res.status} ${res.text}`);
+  const res = await t.request('POST', '/application', {
+    token: deviceTok,
+    json: { name: `channel ${seq}`, ...body },
+  });
+  if (res.status !== 200)
+    throw new Error(`makeChannel: POST /application answered ${res.status} ${res.text}`);
   return res.body;
 }
 
