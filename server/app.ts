@@ -4,7 +4,7 @@ import type { Feature } from './features/index';
 import { durableResponses } from './http/durable';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { notImplementedRouter } from './http/not-implemented';
-import type { RouteTable } from './http/routes';
+import { dispatchBySegment, type RouteTable } from './http/routes';
 import { staticRenderer } from './http/static';
 
 export interface AssembledApp {
@@ -50,7 +50,7 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
     const t = f.routes(ctx);
     tables.push(...(Array.isArray(t) ? t : [t]));
   }
-  for (const t of tables) app.use(t.router);
+  app.use(dispatchBySegment(tables));
   const mounted = new Set(tables.flatMap((t) => t.routes.map((r) => `${r.method} ${r.path}`)));
   // The web UI (dist/renderer) after every family route, before the 501s: API paths never fall back.
   app.use(staticRenderer());

@@ -38,8 +38,28 @@ const WRITE_RE =
  * commit hook that the journal hangs on. `export()` closes and reopens the sql.js handle, which frees
  * every prepared statement and resets PRAGMAs and custom functions: `exportBytes()` re-applies them.
  */
+/** A cached statement with what is known of it once: result columns, and whether it writes. */
+interface Prepared {
+  stmt: Statement;
+  columns: string[];
+  isWrite: boolean;
+  isInsert: boolean;
+}
+
+/** Prepared statements kept; the oldest is freed first beyond this. */
+export const STATEMENT_CACHE_MAX = 512;
+
+const INSERT_RE = /^\s*(insert|replace)\b/i;
+
+/** Rows as objects, with the column names read once per statement instead of once per row. */
+function toObject(columns: readonly string[], values: SqlValue[]): Row {
+  const row: Row = {};
+  for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i]!;
+  return row;
+}
+
 export class SqlJsDb implements Db {
-  private readonly cache = new Map<string, Statement>();
+  private readonly cache = new Map<string, Prepared>();
   private depth = 0;
   private pending: JournalEntry[] = [];
   private sink: CommitSink | null = null;
@@ -61,12 +81,13 @@ export class SqlJsDb implements Db {
   }
 
   all<T = Row>(sql: string, params?: Params): T[] {
-    const stmt = this.prepare(sql);
+    const p = this.prepare(sql);
+    const stmt = p.stmt;
     try {
       bind(stmt, params);
       const rows: T[] = [];
-      while (stmt.step()) rows.push(stmt.getAsObject() as T);
-      this.recordIfWrite(sql, params);
+      while (stmt.step()) rows.push(toObject(p.columns, stmt.get()) as T);
+      if (p.isWrite) this.record(sql, params ?? null);
       return rows;
     } finally {
       stmt.reset();
@@ -74,11 +95,12 @@ export class SqlJsDb implements Db {
   }
 
   first<T = Row>(sql: string, params?: Params): T | undefined {
-    const stmt = this.prepare(sql);
+    const p = this.prepare(sql);
+    const stmt = p.stmt;
     try {
       bind(stmt, params);
-      const row = stmt.step() ? (stmt.getAsObject() as T) : undefined;
-      this.recordIfWrite(sql, params);
+      const row = stmt.step() ? (toObject(p.columns, stmt.get()) as T) : undefined;
+      if (p.isWrite) this.record(sql, params ?? null);
       return row;
     } finally {
       stmt.reset();
@@ -86,18 +108,22 @@ export class SqlJsDb implements Db {
   }
 
   run(sql: string, params?: Params): RunResult {
-    const stmt = this.prepare(sql);
+    const p = this.prepare(sql);
     try {
-      bind(stmt, params);
-      stmt.step();
+      bind(p.stmt, params);
+      p.stmt.step();
     } finally {
-      stmt.reset();
+      p.stmt.reset();
     }
     const changes = this.raw.getRowsModified();
-    const rowid = this.prepare('SELECT last_insert_rowid()');
-    rowid.step();
-    const lastInsertRowid = Number(rowid.get()[0] ?? 0);
-    rowid.reset();
+    // Only an INSERT or REPLACE has a rowid worth reporting: spare everything else the extra call.
+    let lastInsertRowid = 0;
+    if (p.isInsert) {
+      const rowid = this.prepare('SELECT last_insert_rowid()').stmt;
+      rowid.step();
+      lastInsertRowid = Number(rowid.get()[0] ?? 0);
+      rowid.reset();
+    }
     this.record(sql, params ?? null);
     return { changes, lastInsertRowid };
   }
@@ -177,26 +203,34 @@ export class SqlJsDb implements Db {
     return result;
   }
 
-  private recordIfWrite(sql: string, params: Params | undefined): void {
-    if (WRITE_RE.test(sql)) this.record(sql, params ?? null);
-  }
-
   private record(sql: string, params: Params | null): void {
     if (this.depth > 0) this.pending.push([sql, params]);
     else this.sink?.([[sql, params]]);
   }
 
-  private prepare(sql: string): Statement {
-    let stmt = this.cache.get(sql);
-    if (!stmt) {
-      stmt = this.raw.prepare(sql);
-      this.cache.set(sql, stmt);
+  private prepare(sql: string): Prepared {
+    let p = this.cache.get(sql);
+    if (!p) {
+      // Bounded: statements built with a variable number of `?` (IN lists) must not grow it forever.
+      if (this.cache.size >= STATEMENT_CACHE_MAX) {
+        const [oldest, evicted] = this.cache.entries().next().value!;
+        evicted.stmt.free();
+        this.cache.delete(oldest);
+      }
+      const stmt = this.raw.prepare(sql);
+      p = {
+        stmt,
+        columns: stmt.getColumnNames(),
+        isWrite: WRITE_RE.test(sql),
+        isInsert: INSERT_RE.test(sql),
+      };
+      this.cache.set(sql, p);
     }
-    return stmt;
+    return p;
   }
 
   private clearCache(): void {
-    for (const stmt of this.cache.values()) stmt.free();
+    for (const p of this.cache.values()) p.stmt.free();
     this.cache.clear();
   }
 }

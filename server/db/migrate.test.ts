@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import initSqlJs from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedPath, renderMigrations } from '../../scripts/gen-migrations';
-import { type JournalEntry, SqlJsDb } from './database';
+import { type JournalEntry, SqlJsDb, STATEMENT_CACHE_MAX } from './database';
 import { type Migration, migrate, NewerDatabaseError } from './migrate';
 import { migrations } from './migrations.generated';
 
@@ -152,5 +152,24 @@ describe('journaling of writes through all() and first()', () => {
     db.setCommitSink((e) => records.push(e));
     migrate(db, [m1], 2);
     expect(records).toEqual([]);
+  });
+});
+
+describe('statement cache', () => {
+  it('stays bounded when statements vary, and evicted statements still work when used again', () => {
+    const db = new SqlJsDb(new SQL.Database());
+    db.exec('CREATE TABLE t (v INTEGER)');
+    db.run('INSERT INTO t (v) VALUES (1)');
+    for (let n = 1; n <= STATEMENT_CACHE_MAX + 50; n++) {
+      const marks = Array.from({ length: n }, () => '?').join(',');
+      expect(
+        db.all(
+          `SELECT v FROM t WHERE v IN (${marks})`,
+          Array.from({ length: n }, () => 1),
+        ),
+      ).toEqual([{ v: 1 }]);
+    }
+    expect((db as unknown as { cache: Map<string, unknown> }).cache.size).toBe(STATEMENT_CACHE_MAX);
+    expect(db.all('SELECT v FROM t WHERE v IN (?)', [1])).toEqual([{ v: 1 }]);
   });
 });

@@ -22,6 +22,8 @@ export interface Principal {
   scope?: { appIds: number[]; appTags: string[] };
   canRead: boolean;
   canWrite: boolean;
+  /** app and share: who sends, as messages name it (the key's name or its channel's; the recipient's email). */
+  label?: string;
 }
 
 /** Where the token came from: the first present transport wins (spec "Authentication", point 1). */

@@ -14,6 +14,8 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export class RouteTable {
   readonly router = Router();
   readonly routes: { method: string; path: string }[] = [];
+  /** First path segments this table answers (`/message/...` → `message`), for the dispatcher in app.ts. */
+  readonly segments = new Set<string>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -36,6 +38,13 @@ export class RouteTable {
     return this.add('delete', path, auth, handler, before);
   }
 
+  /** A bare OPTIONS answer (CORS preflight of public endpoints); not part of the inventory. */
+  options(path: string, handler: RequestHandler): this {
+    this.segments.add(firstSegment(path));
+    this.router.options(path, handler);
+    return this;
+  }
+
   private add(
     method: Method,
     path: string,
@@ -44,6 +53,7 @@ export class RouteTable {
     before: RequestHandler[],
   ): this {
     this.routes.push({ method: method.toUpperCase(), path });
+    this.segments.add(firstSegment(path));
     const chain: RequestHandler[] = [];
     if (auth) chain.push(requireAuth(this.ctx, auth));
     chain.push(...before);
@@ -54,4 +64,46 @@ export class RouteTable {
     this.router[method](path, ...chain);
     return this;
   }
+}
+
+/** `/application/:id/message` → `application`. Every route starts with a literal segment. */
+export function firstSegment(path: string): string {
+  const seg = path.split('/')[1] ?? '';
+  if (seg.startsWith(':') || seg.startsWith('*'))
+    throw new Error(`route ${path}: the first segment must be literal`);
+  return seg;
+}
+
+/**
+ * One middleware in place of a router per family: a request goes straight to the tables that have
+ * routes under its first path segment (in family order) instead of walking every family's routes.
+ */
+export function dispatchBySegment(tables: readonly RouteTable[]): RequestHandler {
+  const bySegment = new Map<string, Router[]>();
+  for (const t of tables)
+    for (const seg of t.segments) {
+      const list = bySegment.get(seg) ?? [];
+      list.push(t.router);
+      bySegment.set(seg, list);
+    }
+  return (req, res, next) => {
+    const path = req.path;
+    const end = path.indexOf('/', 1);
+    const routers = bySegment.get(end < 0 ? path.slice(1) : path.slice(1, end));
+    if (!routers) {
+      next();
+      return;
+    }
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined && err !== 'route' && err !== 'router') {
+        next(err);
+        return;
+      }
+      const r = routers[i++];
+      if (r) r(req, res, step);
+      else next();
+    };
+    step();
+  };
 }

@@ -74,7 +74,7 @@ export function messageRoutes(ctx: AppContext): RouteTable {
       throw errors.badRequest('POST /message takes a JSON body (Content-Type: application/json)');
     const p = principalOf(req);
     const body = parseBody(req, sendBody);
-    return sendMessages(ctx, p.channelId!, senderNameOf(ctx, p), [body])[0];
+    return sendMessages(ctx, p.channelId!, senderNameOf(p), [body])[0];
   });
   t.get('/message', READ, (req) => listMessages(ctx, principalOf(req), pageRequest(req)));
   t.get('/message/search', READ, (req) => {

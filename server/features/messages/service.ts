@@ -114,16 +114,9 @@ export function postSystemMessage(
 }
 
 /** Who is sending: the key's name (or the channel's for the primary/unnamed key), a recipient's email. */
-export function senderNameOf(ctx: AppContext, p: Principal): string {
-  if (p.kind === 'share') {
-    const r = ctx.db.first<{ email: string }>('SELECT email FROM users WHERE id = ?', [p.userId]);
-    return r?.email ?? '';
-  }
-  const r = ctx.db.first<{ key_name: string; channel_name: string }>(
-    'SELECT k.name AS key_name, c.name AS channel_name FROM channel_keys k JOIN channels c ON c.id = k.channel_id WHERE k.id = ?',
-    [p.tokenId ?? 0],
-  );
-  return r ? r.key_name || r.channel_name : '';
+/** The sender a message names: the key's name (or its channel's), or the share recipient's email. */
+export function senderNameOf(p: Principal): string {
+  return p.label ?? '';
 }
 
 export interface PageRequest {

@@ -7,10 +7,10 @@ export function planAndUsage(
   day: number,
 ): { plan: string; used: number } | undefined {
   return db.first<{ plan: string; used: number }>(
-    `SELECT u.plan AS plan, COALESCE(d.count, 0) AS used
-       FROM users u LEFT JOIN quota_days d ON d.user_id = u.id AND d.day = ?
-      WHERE u.id = ?`,
-    [day, userId],
+    // A subquery rather than a JOIN: see channel-keys/auth.ts.
+    `SELECT plan, COALESCE((SELECT count FROM quota_days WHERE user_id = ?1 AND day = ?2), 0) AS used
+       FROM users WHERE id = ?1`,
+    [userId, day],
   );
 }
 

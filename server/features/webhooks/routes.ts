@@ -94,7 +94,7 @@ export function webhookRoutes(ctx: AppContext): RouteTable {
   };
   t.get('/webhook/:token', null, fire, cors);
   t.post('/webhook/:token', null, fire, cors, formData);
-  t.router.options('/webhook/:token', (_req, res) => {
+  t.options('/webhook/:token', (_req, res) => {
     openCors(res);
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
     res.setHeader('Access-Control-Allow-Headers', 'Content-Type');

@@ -16,7 +16,9 @@ export interface WebhookRow {
   user_id: number;
 }
 
-const SELECT = 'SELECT w.*, c.user_id FROM webhooks w JOIN channels c ON c.id = w.channel_id';
+// A subquery rather than a JOIN: see channel-keys/auth.ts.
+const SELECT =
+  'SELECT w.*, (SELECT user_id FROM channels WHERE id = w.channel_id) AS user_id FROM webhooks w';
 
 export function listWebhooks(db: Db, channelId: number): WebhookRow[] {
   return db.all<WebhookRow>(`${SELECT} WHERE w.channel_id = ? ORDER BY w.id`, [channelId]);
