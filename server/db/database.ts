@@ -137,16 +137,17 @@ export class SqlJsDb implements Db {
     if (this.depth === 0) return this.outer(fn);
     const name = `sp${this.depth}`;
     const mark = this.pending.length;
-    this.raw.exec(`SAVEPOINT ${name}`);
+    this.control(`SAVEPOINT ${name}`);
     this.depth++;
     try {
       const result = fn();
       this.depth--;
-      this.raw.exec(`RELEASE ${name}`);
+      this.control(`RELEASE ${name}`);
       return result;
     } catch (err) {
       this.depth--;
-      this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      this.control(`ROLLBACK TO ${name}`);
+      this.control(`RELEASE ${name}`);
       this.pending.length = mark;
       throw err;
     }
@@ -183,7 +184,7 @@ export class SqlJsDb implements Db {
   }
 
   private outer<T>(fn: () => T): T {
-    this.raw.exec('BEGIN');
+    this.control('BEGIN');
     this.depth = 1;
     this.pending = [];
     let result: T;
@@ -192,11 +193,11 @@ export class SqlJsDb implements Db {
     } catch (err) {
       this.depth = 0;
       this.pending = [];
-      this.raw.exec('ROLLBACK');
+      this.control('ROLLBACK');
       throw err;
     }
     this.depth = 0;
-    this.raw.exec('COMMIT');
+    this.control('COMMIT');
     const entries = this.pending;
     this.pending = [];
     if (entries.length > 0) this.sink?.(entries);
@@ -206,6 +207,16 @@ export class SqlJsDb implements Db {
   private record(sql: string, params: Params | null): void {
     if (this.depth > 0) this.pending.push([sql, params]);
     else this.sink?.([[sql, params]]);
+  }
+
+  /** BEGIN, COMMIT, savepoints: prepared once (exec() parses its SQL every time, ~10 µs a transaction). */
+  private control(sql: string): void {
+    const stmt = this.prepare(sql).stmt;
+    try {
+      stmt.step();
+    } finally {
+      stmt.reset();
+    }
   }
 
   private prepare(sql: string): Prepared {
