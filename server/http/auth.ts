@@ -88,11 +88,9 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
 }
 
 export function requestMeta(req: Request): RequestMeta {
-  return {
-    ip: req.ip ?? req.socket.remoteAddress ?? '',
-    userAgent: req.get('user-agent') ?? '',
-    path: req.path,
-  };
+  // No proxy is trusted, so express's req.ip would be this address after parsing X-Forwarded-For for nothing.
+  const ua = req.headers['user-agent'];
+  return { ip: req.socket.remoteAddress ?? '', userAgent: typeof ua === 'string' ? ua : '', path: req.path };
 }
 
 const PREFIX_KIND: Record<string, PrincipalKind> = { C: 'device', M: 'api', A: 'app', S: 'share' };
