@@ -23,10 +23,16 @@ export interface Db {
   run(sql: string, params?: Params): RunResult;
   exec(sql: string): void;
   transaction<T>(fn: () => T): T;
+  /**
+   * A transaction whose loss in a crash is harmless (lastUsed and similar bookkeeping): committed and
+   * journaled like any other, but no response waits for its fsync. Inside another transaction it is
+   * simply part of that one.
+   */
+  relaxed<T>(fn: () => T): T;
 }
 
 /** Receives the write statements of each committed top-level transaction, in commit order. */
-export type CommitSink = (entries: readonly JournalEntry[]) => void;
+export type CommitSink = (entries: readonly JournalEntry[], relaxed: boolean) => void;
 
 // Statements that change the database and must be journaled when they come through all()/first()
 // (INSERT ... RETURNING, or a WITH clause in front of a write). Journaling a read by mistake is harmless.
@@ -61,6 +67,7 @@ function toObject(columns: readonly string[], values: SqlValue[]): Row {
 export class SqlJsDb implements Db {
   private readonly cache = new Map<string, Prepared>();
   private depth = 0;
+  private relaxedOuter = false;
   private pending: JournalEntry[] = [];
   private sink: CommitSink | null = null;
 
@@ -133,6 +140,16 @@ export class SqlJsDb implements Db {
     this.record(sql, null);
   }
 
+  relaxed<T>(fn: () => T): T {
+    if (this.depth > 0) return this.transaction(fn);
+    this.relaxedOuter = true;
+    try {
+      return this.outer(fn);
+    } finally {
+      this.relaxedOuter = false;
+    }
+  }
+
   transaction<T>(fn: () => T): T {
     if (this.depth === 0) return this.outer(fn);
     const name = `sp${this.depth}`;
@@ -200,13 +217,13 @@ export class SqlJsDb implements Db {
     this.control('COMMIT');
     const entries = this.pending;
     this.pending = [];
-    if (entries.length > 0) this.sink?.(entries);
+    if (entries.length > 0) this.sink?.(entries, this.relaxedOuter);
     return result;
   }
 
   private record(sql: string, params: Params | null): void {
     if (this.depth > 0) this.pending.push([sql, params]);
-    else this.sink?.([[sql, params]]);
+    else this.sink?.([[sql, params]], false);
   }
 
   /** BEGIN, COMMIT, savepoints: prepared once (exec() parses its SQL every time, ~10 µs a transaction). */

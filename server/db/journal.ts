@@ -477,6 +477,8 @@ export class JournalWriter {
   private running = false;
   private scheduled = false;
   private appendedSeq = 0;
+  /** The last record a response must wait for (relaxed records do not raise it). */
+  private requiredSeq = 0;
   private durableSeq = 0;
   private failure: Error | null = null;
   private closed = false;
@@ -512,13 +514,19 @@ export class JournalWriter {
   }
 
   hasUnsynced(): boolean {
-    return this.durableSeq < this.appendedSeq;
+    return this.durableSeq < this.requiredSeq;
   }
 
-  /** Queues one framed record. Synchronous: it is called from the commit of a transaction. */
-  append(record: Buffer): void {
+  /**
+   * Queues one framed record. Synchronous: it is called from the commit of a transaction. A relaxed
+   * record (bookkeeping such as lastUsed) is written and fsynced with the next batch like any other, but
+   * nobody waits for it: hasUnsynced() and sync() look only at the records that are not relaxed. Records
+   * stay in order, so a crash can only lose a relaxed record together with everything after it.
+   */
+  append(record: Buffer, relaxed = false): void {
     if (this.closed) throw new Error('journal is closed');
     const seq = ++this.appendedSeq;
+    if (!relaxed) this.requiredSeq = seq;
     this.queue.push({ kind: 'record', bytes: record, seq });
     this.kick();
   }
@@ -537,9 +545,9 @@ export class JournalWriter {
     return done.promise;
   }
 
-  /** Resolves when every record appended before the call is durable. */
+  /** Resolves when every record appended before the call is durable (relaxed ones aside). */
   sync(): Promise<void> {
-    const target = this.appendedSeq;
+    const target = this.requiredSeq;
     if (this.durableSeq >= target) return Promise.resolve();
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => this.waiters.push({ seq: target, resolve, reject }));

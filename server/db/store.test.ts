@@ -547,3 +547,34 @@ describe('close', () => {
     expect((await stat(join(dir, 'belfry.db'))).mtimeMs).toBe(before.mtimeMs);
   });
 });
+
+describe('relaxed transactions', () => {
+  it('are not waited for, yet are written with the next batch and kept across a clean restart', async () => {
+    const store = await openTest();
+    await store.sync(); // the migrations' records
+    store.db.relaxed(() => store.db.run("INSERT INTO items (name) VALUES ('bookkeeping')"));
+    expect(store.hasUnsynced()).toBe(false);
+    await store.sync(); // resolves at once: nothing required is pending
+    store.db.run("INSERT INTO items (name) VALUES ('required')");
+    expect(store.hasUnsynced()).toBe(true);
+    await store.sync();
+    expect(store.hasUnsynced()).toBe(false);
+    await store.close();
+    open.splice(open.indexOf(store), 1);
+    const again = await openTest();
+    expect(again.db.all('SELECT name FROM items ORDER BY id')).toEqual([
+      { name: 'bookkeeping' },
+      { name: 'required' },
+    ]);
+  });
+
+  it('join the enclosing transaction when nested', async () => {
+    const store = await openTest();
+    await store.sync();
+    store.db.transaction(() => {
+      store.db.relaxed(() => store.db.run("INSERT INTO items (name) VALUES ('inner')"));
+    });
+    expect(store.hasUnsynced()).toBe(true);
+    await store.sync();
+  });
+});

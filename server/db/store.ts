@@ -293,7 +293,7 @@ class BelfryStore implements Store {
   private closing = false;
   private closed = false;
   private closePromise: Promise<void> | null = null;
-  private readonly sink: CommitSink = (entries) => this.onCommit(entries);
+  private readonly sink: CommitSink = (entries, relaxed) => this.onCommit(entries, relaxed);
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly snapshotJournalBytes: number;
@@ -400,7 +400,7 @@ class BelfryStore implements Store {
     this.closed = true;
   }
 
-  private onCommit(entries: readonly JournalEntry[]): void {
+  private onCommit(entries: readonly JournalEntry[], relaxed: boolean): void {
     const kept = entries.filter(([sql, params]) => params !== null || !NOT_JOURNALED_RE.test(sql));
     if (kept.length === 0) return;
     let record: Buffer;
@@ -412,7 +412,7 @@ class BelfryStore implements Store {
       return;
     }
     try {
-      this.writer.append(record);
+      this.writer.append(record, relaxed);
     } catch (err) {
       this.log.error('a commit after the journal closed was not journaled', { error: err });
       return;

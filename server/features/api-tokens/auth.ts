@@ -26,7 +26,7 @@ export function apiTokenResolver(ctx: AppContext): TokenResolver {
     if (!user) return null;
     if (user.verified !== 1) throw errors.notVerified();
     if (row.last_used === null || now - row.last_used >= LAST_USED_RESOLUTION_MS)
-      ctx.db.run('UPDATE api_tokens SET last_used = ? WHERE id = ?', [now, row.id]);
+      ctx.db.relaxed(() => ctx.db.run('UPDATE api_tokens SET last_used = ? WHERE id = ?', [now, row.id]));
     return {
       kind: 'api',
       userId: user.id,

@@ -35,7 +35,7 @@ export function channelKeyResolver(ctx: AppContext): TokenResolver {
     if (!row || row.revoked_at !== null || (row.expires_at > 0 && row.expires_at <= now)) return null;
     if (row.verified !== 1) throw errors.notVerified();
     if (row.last_used === null || now - row.last_used >= LAST_USED_RESOLUTION_MS)
-      ctx.db.run('UPDATE channel_keys SET last_used = ? WHERE id = ?', [now, row.id]);
+      ctx.db.relaxed(() => ctx.db.run('UPDATE channel_keys SET last_used = ? WHERE id = ?', [now, row.id]));
     return {
       kind: 'app',
       userId: row.user_id,

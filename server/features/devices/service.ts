@@ -138,7 +138,8 @@ export function deviceTokenResolver(ctx: AppContext): TokenResolver {
       }
       const changed = device.last_ip !== meta.ip || device.last_user_agent !== meta.userAgent;
       const due = now - (logged.get(device.id) ?? 0) >= TOKEN_USED_LOG_INTERVAL_MS;
-      ctx.db.transaction(() => {
+      // Bookkeeping: a crash may lose it, so no response waits for its fsync.
+      ctx.db.relaxed(() => {
         touchDevice(ctx.db, device.id, now, meta.ip, meta.userAgent);
         if (changed || due)
           recordActivity(ctx, { deviceId: device.id, userId: user.id, type: 'token_used', meta });

@@ -29,7 +29,7 @@ export function shareTokenResolver(ctx: AppContext): TokenResolver {
     if (row.verified !== 1) throw errors.notVerified();
     const now = ctx.clock.now();
     if (row.last_used === null || now - row.last_used >= LAST_USED_RESOLUTION_MS)
-      ctx.db.run('UPDATE shares SET last_used = ? WHERE id = ?', [now, row.id]);
+      ctx.db.relaxed(() => ctx.db.run('UPDATE shares SET last_used = ? WHERE id = ?', [now, row.id]));
     const send = row.permission === 'send';
     return {
       kind: 'share',

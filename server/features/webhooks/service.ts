@@ -113,6 +113,6 @@ export function fireWebhook(
   const now = ctx.clock.now();
   const [message] = sendMessages(ctx, row.channel_id, row.name, [input]);
   if (row.last_used === null || now - row.last_used >= LAST_USED_RESOLUTION_MS)
-    ctx.db.transaction(() => touchWebhook(ctx.db, row.id, now));
+    ctx.db.relaxed(() => touchWebhook(ctx.db, row.id, now));
   return message!;
 }
