@@ -13,20 +13,32 @@ const dataDir = mkdtempSync(join(tmpdir(), 'belfry-prof-page-'));
 const profDir = mkdtempSync(join(tmpdir(), 'belfry-cpuprof-'));
 const out = execFileSync(process.execPath, ['--import', 'tsx', 'test/bench/servers/seed-large.ts'], {
   cwd: ROOT,
-  env: { ...process.env, BENCH_DATA_DIR: dataDir, BENCH_ROWS: process.env.BENCH_ROWS ?? '100000', BENCH_TAIL: '0' },
+  env: {
+    ...process.env,
+    BENCH_DATA_DIR: dataDir,
+    BENCH_ROWS: process.env.BENCH_ROWS ?? '100000',
+    BENCH_TAIL: '0',
+  },
 }).toString();
-const { fixture: fx } = JSON.parse(out.trim().split("\n").pop()!) as { fixture: { devices: { token: string }[] } };
+const { fixture: fx } = JSON.parse(out.trim().split('\n').pop()!) as {
+  fixture: { devices: { token: string }[] };
+};
 process.env.BENCH_CPU_PROF = profDir;
 const server = await spawnServer('test/bench/servers/belfry.ts', { BENCH_DATA_DIR: dataDir });
 delete process.env.BENCH_CPU_PROF;
 const token = fx.devices[0]!.token;
-const first = (await (await fetch(`http://127.0.0.1:${server.port}/message?limit=1`, { headers: { 'X-Service-Key': token } })).json()) as { messages: { id: number }[] };
+process.once('exit', () => server.proc.kill('SIGKILL')); // never leave a profiled server behind
+const first = (await (
+  await fetch(`http://127.0.0.1:${server.port}/message?limit=1`, { headers: { 'X-Service-Key': token } })
+).json()) as { messages: { id: number }[] };
 const top = first.messages[0]!.id;
 const lat: number[] = [];
 for (let i = 0; i < 600; i++) {
   const since = Math.max(2, Math.floor(top * 0.05) - i * 37);
   const t0 = performance.now();
-  const res = await fetch(`http://127.0.0.1:${server.port}/message?limit=100&since=${since}`, { headers: { 'X-Service-Key': token } });
+  const res = await fetch(`http://127.0.0.1:${server.port}/message?limit=100&since=${since}`, {
+    headers: { 'X-Service-Key': token },
+  });
   await res.arrayBuffer();
   lat.push(performance.now() - t0);
 }
