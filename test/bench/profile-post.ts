@@ -23,7 +23,11 @@ await store.close();
 process.env.BENCH_CPU_PROF = profDir;
 const server = await spawnServer('test/bench/servers/belfry.ts', { BENCH_DATA_DIR: dataDir });
 delete process.env.BENCH_CPU_PROF;
-const body = JSON.stringify({ title: 'bench', message: 'a message of ordinary length for the benchmark', priority: 5 });
+const body = JSON.stringify({
+  title: 'bench',
+  message: 'a message of ordinary length for the benchmark',
+  priority: 5,
+});
 const cpu0 = server.cpuMs();
 const r = await closedLoopLoad({
   port: server.port,
@@ -39,7 +43,9 @@ const r = await closedLoopLoad({
 });
 const cpu = server.cpuMs() - cpu0;
 await server.stop();
-console.log(`${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, errors ${r.errors}, ~${((cpu * 1000) / (r.ok * ((seconds + 1) / seconds))).toFixed(0)} µs CPU/request`);
+console.log(
+  `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, errors ${r.errors}, ~${((cpu * 1000) / (r.ok * ((seconds + 1) / seconds))).toFixed(0)} µs CPU/request`,
+);
 const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
 if (file) {
   const prof = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as { nodes: Node[]; samples: number[] };
@@ -57,7 +63,8 @@ if (file) {
   const parent = new Map<number, number>();
   for (const n of full) for (const c of n.children ?? []) parent.set(c, n.id);
   const incl = new Map<string, number>();
-  const keyOf = (n: Node) => `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*\/(node_modules|main)\//, '')}`;
+  const keyOf = (n: Node) =>
+    `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*\/(node_modules|main)\//, '')}`;
   for (const n of full) {
     if (!n.hitCount) continue;
     const seen = new Set<string>();
@@ -68,7 +75,10 @@ if (file) {
       incl.set(k, (incl.get(k) ?? 0) + n.hitCount);
     }
   }
-  for (const [k, v] of [...incl].filter(([k]) => k.includes('server/') || k.includes('express') || k.includes('body-parser')).sort((a, b) => b[1] - a[1]).slice(0, 40))
+  for (const [k, v] of [...incl]
+    .filter(([k]) => k.includes('server/') || k.includes('express') || k.includes('body-parser'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 40))
     console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  incl  ${k}`);
 }
 rmSync(dataDir, { recursive: true, force: true });
