@@ -3,15 +3,9 @@
  * user's IANA timezone; an end earlier than the start spans midnight; `days` (ISO 1=Mon … 7=Sun) are
  * counted by the day the window starts, so Friday 23:00–08:00 covers Saturday morning too.
  */
-export interface QuietHours {
-  enabled: boolean;
-  timezone: string;
-  start: string;
-  end: string;
-  days: number[];
-  breakthroughPriority: number;
-  digest: boolean;
-}
+import type { QuietHours } from '../server/features/current-user/quiet-hours';
+
+export type { QuietHours };
 
 const MINUTES_PER_DAY = 24 * 60;
 

@@ -133,15 +133,8 @@ export interface MfaStatus {
   approverDevices: { id: number; name: string }[] | number[];
 }
 
-export interface QuietHours {
-  enabled: boolean;
-  timezone: string;
-  start: string;
-  end: string;
-  days: number[];
-  breakthroughPriority: number;
-  digest: boolean;
-}
+/** The wire shape is the server's own type (a type-only import: nothing of the server is bundled). */
+export type { QuietHours } from '../../../server/features/current-user/quiet-hours';
 
 export interface ApiToken {
   id: number;
