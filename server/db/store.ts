@@ -40,7 +40,7 @@ import {
 
 export { CorruptDatabaseError } from './snapshot';
 
-export const SNAPSHOT_JOURNAL_BYTES = 16 * 1024 * 1024;
+export const SNAPSHOT_JOURNAL_BYTES = 4 * 1024 * 1024;
 export const SNAPSHOT_MAX_AGE_MS = 60 * 60 * 1000;
 export const GROUP_COMMIT_WINDOW_MS = 0;
 /** Journal records replayed per in-memory transaction at start-up (one BEGIN/COMMIT each is slow). */
@@ -51,7 +51,7 @@ export interface StoreOptions {
   log: Logger;
   clock: Clock;
   migrations: readonly Migration[];
-  /** Snapshot when the journal passes this many bytes (checked on every commit). Default 16 MiB: ~3 s of replay after a crash. */
+  /** Snapshot when the journal passes this many bytes (checked on every commit). Default 4 MiB (~16k messages): replaying a message costs ~0.2 ms next to a 1M-message FTS index, so a crash costs at most ~3 s of replay at start-up. */
   snapshotJournalBytes?: number;
   /** Snapshot when the oldest unsnapshotted record is older (checked by maybeSnapshot). Default 1 hour. */
   snapshotMaxAgeMs?: number;
