@@ -4,6 +4,7 @@ import { desktop } from '../../api/desktop';
 import type { LoginResponse, MfaChallenge } from '../../api/types';
 import { useSession } from '../../app/session';
 import { ErrorText, Field } from '../../components/ui';
+import { CodeField } from './CodeField';
 
 export function deviceName(): string {
   if (desktop()) return 'Belfry desktop';
@@ -212,18 +213,7 @@ function SecondStep({
             <p role="status">{status === 'approved' ? 'Approved, signing in…' : 'Waiting for your phone…'}</p>
           </div>
         ) : (
-          <Field label={method === 'totp' ? '6-digit code' : 'Recovery code'}>
-            {(id) => (
-              <input
-                id={id}
-                inputMode={method === 'totp' ? 'numeric' : 'text'}
-                autoComplete="one-time-code"
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
-                required
-              />
-            )}
-          </Field>
+          <CodeField method={method} totpLabel="6-digit code" value={code} onChange={setCode} />
         )}
         <p className="hint">
           {left > 0

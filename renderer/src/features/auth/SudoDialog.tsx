@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, setSudoPrompt } from '../../api/client';
 import { Dialog, ErrorText, Field } from '../../components/ui';
+import { CodeField } from './CodeField';
 
 /**
  * Sensitive actions answer 403 `sudo_required` with the available methods; this dialog confirms with
@@ -84,18 +85,7 @@ export function SudoDialog() {
             )}
           </Field>
         ) : (
-          <Field label={method === 'totp' ? 'Authenticator code' : 'Recovery code'}>
-            {(id) => (
-              <input
-                id={id}
-                inputMode={method === 'totp' ? 'numeric' : 'text'}
-                autoComplete="one-time-code"
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
-                required
-              />
-            )}
-          </Field>
+          <CodeField method={method} totpLabel="Authenticator code" value={code} onChange={setCode} />
         )}
         <ErrorText error={error} />
         <div className="actions">
