@@ -2,8 +2,8 @@ import type { AppContext } from '../../context';
 import type { Job } from '../../jobs/scheduler';
 
 /** How often the search index is tidied, and how much of the event loop one tidy may take. */
-export const SEARCH_INDEX_MERGE_INTERVAL_MS = 2_000;
-export const SEARCH_INDEX_MERGE_BUDGET_MS = 15;
+export const SEARCH_INDEX_MERGE_INTERVAL_MS = 1_000;
+export const SEARCH_INDEX_MERGE_BUDGET_MS = 5;
 
 /**
  * FTS4 merges the segments of its index when a level fills up, inside the INSERT that fills it. Next
