@@ -199,7 +199,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await phone.context.close();
   });
 
-  it('sets up 2FA with the authenticator QR code, then signs in with a TOTP code', async () => {
+  it('sets up 2FA with the authenticator QR code, signs in with a TOTP code, and confirms a password change with one', async () => {
     const u = makeUser(t, { email: 'mfa@example.com', password: 'password-123' });
     const { context: ctx, page: p } = await b.newPage();
     p.on('dialog', (d) => void d.accept());
@@ -227,6 +227,18 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await p.getByLabel('6-digit code', { exact: true }).fill(totp());
     await p.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => p.getByRole('heading', { name: 'All messages' }).isVisible()).toBe(true);
+    // With 2FA on, a password change asks for sudo with an authenticator code, then goes through.
+    await p.getByRole('link', { name: 'Account', exact: true }).click();
+    await p.getByLabel('Current password', { exact: true }).fill(u.password);
+    await p.getByLabel('New password', { exact: true }).fill('a-brand-new-password');
+    await p.getByLabel('New password again', { exact: true }).fill('a-brand-new-password');
+    await p.getByRole('button', { name: 'Change password' }).click();
+    t.clock.advance(30_000);
+    await p.getByRole('dialog').getByLabel('Authenticator code', { exact: true }).fill(totp());
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await expect
+      .poll(() => p.getByText('Password changed. Your other devices were signed out.').isVisible())
+      .toBe(true);
     await ctx.close();
   });
 });
