@@ -20,6 +20,7 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(ctx.activity.middleware());
   app.use(durableResponses(ctx.store, ctx.log));
   app.use((req, res, next) => {
     // Browsers on other origins: only the configured ones, with credentials (contract).

@@ -1,5 +1,6 @@
 import type { Config } from './config';
 import type { Db } from './db/database';
+import type { RequestActivity } from './http/activity';
 import type { Principal, PrincipalKind } from './http/auth';
 import type { EventBus } from './lib/bus';
 import type { Clock } from './lib/clock';
@@ -43,6 +44,8 @@ export interface AppContext {
   readonly db: Db;
   readonly bus: EventBus;
   readonly auth: AuthRegistry;
+  /** When HTTP requests last came and went (background upkeep waits for quiet moments). */
+  readonly activity: RequestActivity;
   /** Per-install secret (data dir) for HMAC-signed links. */
   readonly secret: Buffer;
   /** Base of links in emails, webhook and ping URLs. Known once the server listens. */

@@ -12,6 +12,7 @@ import { migrations } from './db/migrations.generated';
 import { openStore, type Store } from './db/store';
 import { FEATURES, type Feature } from './features/index';
 import { ensureFirstAdmin } from './features/users/service';
+import { RequestActivity } from './http/activity';
 import { coreJobs } from './jobs/index';
 import { RetentionRegistry } from './jobs/retention';
 import { Scheduler } from './jobs/scheduler';
@@ -73,6 +74,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     db: store.db,
     bus: new EventBus(),
     auth,
+    activity: new RequestActivity(clock),
     secret: loadSecret(config.dataDir),
     publicUrl: () => publicUrlOf(config, listeningPort),
   };

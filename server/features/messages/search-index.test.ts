@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeChannel, makeUser } from '../../../test/helpers/factories';
 import { startTestServer, type TestServer } from '../../../test/helpers/test-server';
-import { mergeSearchIndex } from './search-index';
+import { mergeSearchIndex, SEARCH_INDEX_MERGE_IDLE_MS } from './search-index';
 
 let t: TestServer | undefined;
 afterEach(() => t?.close());
@@ -36,8 +36,19 @@ describe('search index merging', () => {
     expect(s.server.store.stats().journalRecords).toBe(journaled);
   });
 
-  it('runs as a scheduled job', async () => {
+  it('runs as a scheduled job only once requests have been quiet for a moment', async () => {
     t = await startTestServer();
-    await t.server.scheduler.runNow('search-index-merge');
+    const s = t;
+    const u = makeUser(s);
+    const dev = (await s.request('POST', '/client', { basic: u, json: { name: 'd' } })).body.token as string;
+    const channel = await makeChannel(s, dev);
+    for (let i = 0; i < 10; i++)
+      await s.request('POST', '/message', { token: channel.token, json: { message: `m ${i}` } });
+    const before = segments(s);
+    await s.server.scheduler.runNow('search-index-merge');
+    expect(segments(s)).toBe(before);
+    s.clock.advance(SEARCH_INDEX_MERGE_IDLE_MS);
+    await s.server.scheduler.runNow('search-index-merge');
+    expect(segments(s)).toBeLessThan(before);
   });
 });
