@@ -39,6 +39,43 @@ export function Field({
   );
 }
 
+/** The common case of Field: one text input bound to a string state. */
+export function TextField({
+  label,
+  hint,
+  value,
+  onChange,
+  type,
+  autoComplete,
+  inputMode,
+  required,
+}: {
+  label: string;
+  hint?: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: 'text' | 'email' | 'password' | 'url' | 'search';
+  autoComplete?: string;
+  inputMode?: 'text' | 'numeric' | 'email' | 'url';
+  required?: boolean;
+}) {
+  return (
+    <Field label={label} {...(hint ? { hint } : {})}>
+      {(id) => (
+        <input
+          id={id}
+          type={type}
+          autoComplete={autoComplete}
+          inputMode={inputMode}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          required={required}
+        />
+      )}
+    </Field>
+  );
+}
+
 export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);

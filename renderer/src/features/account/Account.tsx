@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { api, del, post } from '../../api/client';
 import { useSession } from '../../app/session';
-import { ErrorText, Field, useAction } from '../../components/ui';
+import { ErrorText, TextField, useAction } from '../../components/ui';
 import { PlanAndQuota } from './PlanAndQuota';
 import { QuietHoursForm } from './QuietHoursForm';
 import { TwoFactor } from './TwoFactor';
@@ -93,43 +93,32 @@ function PasswordForm() {
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="pw-title">
       <h2 id="pw-title">Password</h2>
-      <Field label="Current password">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autoComplete="current-password"
-            value={oldPass}
-            onChange={(e) => setOldPass(e.target.value)}
-            required
-          />
-        )}
-      </Field>
+      <TextField
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        value={oldPass}
+        onChange={setOldPass}
+        required
+      />
       <div className="grid2">
-        <Field label="New password" hint="8 characters or more">
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              autoComplete="new-password"
-              value={pass}
-              onChange={(e) => setPass(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <Field label="New password again">
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              autoComplete="new-password"
-              value={again}
-              onChange={(e) => setAgain(e.target.value)}
-              required
-            />
-          )}
-        </Field>
+        <TextField
+          label="New password"
+          hint="8 characters or more"
+          type="password"
+          autoComplete="new-password"
+          value={pass}
+          onChange={setPass}
+          required
+        />
+        <TextField
+          label="New password again"
+          type="password"
+          autoComplete="new-password"
+          value={again}
+          onChange={setAgain}
+          required
+        />
       </div>
       <ErrorText error={error} />
       {done ? <p role="status">Password changed. Your other devices were signed out.</p> : null}

@@ -3,7 +3,7 @@ import { get, post } from '../../api/client';
 import type { MfaStatus } from '../../api/types';
 import { useSession } from '../../app/session';
 import { QrCode } from '../../components/QrCode';
-import { CopyField, ErrorText, Field, useAction } from '../../components/ui';
+import { CopyField, ErrorText, Field, TextField, useAction } from '../../components/ui';
 
 export function TwoFactor() {
   const { refreshUser } = useSession();
@@ -72,18 +72,14 @@ export function TwoFactor() {
           <p>Scan this with your authenticator app, then type the 6-digit code it shows.</p>
           <QrCode text={setup.uri} label="Authenticator QR code" />
           <CopyField label="Or enter this secret by hand" value={setup.secret} secret />
-          <Field label="Code from the app">
-            {(id) => (
-              <input
-                id={id}
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
-                required
-              />
-            )}
-          </Field>
+          <TextField
+            label="Code from the app"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={code}
+            onChange={setCode}
+            required
+          />
           <button type="submit" className="primary" disabled={act.busy}>
             Turn on
           </button>

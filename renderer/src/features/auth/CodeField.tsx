@@ -1,4 +1,4 @@
-import { Field } from '../../components/ui';
+import { TextField } from '../../components/ui';
 
 /** The one-time code of a second factor: an authenticator code or a recovery code. */
 export function CodeField({
@@ -14,17 +14,13 @@ export function CodeField({
   onChange: (code: string) => void;
 }) {
   return (
-    <Field label={method === 'totp' ? totpLabel : 'Recovery code'}>
-      {(id) => (
-        <input
-          id={id}
-          inputMode={method === 'totp' ? 'numeric' : 'text'}
-          autoComplete="one-time-code"
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          required
-        />
-      )}
-    </Field>
+    <TextField
+      label={method === 'totp' ? totpLabel : 'Recovery code'}
+      inputMode={method === 'totp' ? 'numeric' : 'text'}
+      autoComplete="one-time-code"
+      value={value}
+      onChange={onChange}
+      required
+    />
   );
 }

@@ -3,7 +3,7 @@ import { ApiError, api } from '../../api/client';
 import { desktop } from '../../api/desktop';
 import type { LoginResponse, MfaChallenge } from '../../api/types';
 import { useSession } from '../../app/session';
-import { ErrorText, Field } from '../../components/ui';
+import { ErrorText, TextField } from '../../components/ui';
 import { CodeField } from './CodeField';
 
 export function deviceName(): string {
@@ -68,30 +68,22 @@ export function SignIn() {
     <main className="auth-page">
       <form className="card stack" onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Sign in to Belfry</h1>
-        <Field label="Email">
-          {(id) => (
-            <input
-              id={id}
-              type="email"
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <Field label="Password">
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              required
-            />
-          )}
-        </Field>
+        <TextField
+          label="Email"
+          type="email"
+          autoComplete="username"
+          value={email}
+          onChange={setEmail}
+          required
+        />
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={setPassword}
+          required
+        />
         <ErrorText error={error} />
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

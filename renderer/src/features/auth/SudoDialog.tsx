@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, setSudoPrompt } from '../../api/client';
-import { Dialog, ErrorText, Field } from '../../components/ui';
+import { Dialog, ErrorText, Field, TextField } from '../../components/ui';
 import { CodeField } from './CodeField';
 
 /**
@@ -72,18 +72,14 @@ export function SudoDialog() {
           </Field>
         ) : null}
         {method === 'password' ? (
-          <Field label="Password">
-            {(id) => (
-              <input
-                id={id}
-                type="password"
-                autoComplete="current-password"
-                value={pass}
-                onChange={(e) => setPass(e.target.value)}
-                required
-              />
-            )}
-          </Field>
+          <TextField
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            value={pass}
+            onChange={setPass}
+            required
+          />
         ) : (
           <CodeField method={method} totpLabel="Authenticator code" value={code} onChange={setCode} />
         )}
