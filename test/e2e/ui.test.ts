@@ -115,8 +115,13 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
       priority: 9,
       extras: { 'client::display': { contentType: 'text/markdown' } },
     });
-    await expect.poll(() => page.getByRole('heading', { name: 'Disk almost full' }).isVisible()).toBe(true);
-    await expect.poll(() => page.getByRole('heading', { name: 'Backup finished' }).isVisible()).toBe(true);
+    // Delivered over the socket; under a loaded CI machine that can take more than the default 1 s poll.
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Disk almost full' }).isVisible(), { timeout: 10_000 })
+      .toBe(true);
+    await expect
+      .poll(() => page.getByRole('heading', { name: 'Backup finished' }).isVisible(), { timeout: 10_000 })
+      .toBe(true);
     expect(navigations).toEqual([]);
     // Markdown rendered, script-bearing HTML neutralised, links kept safe.
     const md = page.locator('.markdown').first();

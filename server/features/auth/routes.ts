@@ -5,6 +5,7 @@ import { readCredential, requestMeta, resolveToken } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
+import { presentSignIn } from '../devices/present';
 import { createDevice, rotateDevice } from '../devices/service';
 import { loginChallenge, mfaEnabled, pollChallenge, verifyChallenge } from '../mfa/service';
 import { checkPassword } from '../users/service';
@@ -38,14 +39,7 @@ function signIn(
 ) {
   const created = createDevice(ctx, user, device, requestMeta(req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
-  return {
-    id: created.row.id,
-    name: created.row.name,
-    token: created.token,
-    user_id: user.id,
-    platform: created.row.platform,
-    ...(created.suspendedDeviceId === undefined ? {} : { suspended_device_id: created.suspendedDeviceId }),
-  };
+  return presentSignIn(created, user.id);
 }
 
 /** Spec "Login, logout, second factor, password": the browser and app sign-in routes. */

@@ -7,6 +7,11 @@ import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
 import { findUserById, setImage, type UserRow } from '../users/store';
 
+/** Public URL of an avatar file (served by `GET /image/avatar/{file}`), or "" without one. */
+export function avatarUrl(ctx: AppContext, file: string | null): string {
+  return file ? `${ctx.publicUrl()}/image/avatar/${file}` : '';
+}
+
 /** Accepted avatar formats by content (magic bytes) → stored extension and served type. */
 const TYPES: Record<string, { ext: string; mime: string }> = {
   'image/png': { ext: 'png', mime: 'image/png' },

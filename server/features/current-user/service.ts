@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
+import { avatarUrl } from '../avatars/service';
 import { mfaEnabled } from '../mfa/service';
 import { storageSnapshot, userCounters } from '../quota/service';
 import { findUserById, type UserRow } from '../users/store';
@@ -34,11 +35,6 @@ function resourceCount(ctx: AppContext, name: ResourceCounter, userId: number): 
     ctx.log.warn('user counter failed', { name, err });
     return 0;
   }
-}
-
-/** Public URL of an avatar file (served by `GET /image/avatar/{file}`), or "" without one. */
-export function avatarUrl(ctx: AppContext, file: string | null): string {
-  return file ? `${ctx.publicUrl()}/image/avatar/${file}` : '';
 }
 
 /** The User of the spec plus `name` (the email; contract, "Compatibility"). */

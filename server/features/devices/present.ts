@@ -27,3 +27,18 @@ export function presentActivity(row: ActivityRow) {
     detail: JSON.parse(row.detail) as Record<string, unknown>,
   };
 }
+
+/** The answer of a sign-in (spec: `{id, name, token, user_id, platform}`, plus `suspended_device_id`). */
+export function presentSignIn(
+  created: { row: DeviceRow; token: string; suspendedDeviceId?: number },
+  userId: number,
+) {
+  return {
+    id: created.row.id,
+    name: created.row.name,
+    token: created.token,
+    user_id: userId,
+    platform: created.row.platform,
+    ...(created.suspendedDeviceId === undefined ? {} : { suspended_device_id: created.suspendedDeviceId }),
+  };
+}

@@ -7,6 +7,7 @@ import { idParam, parseBody } from '../../http/validate';
 import { rfc3339 } from '../../lib/clock';
 import { setSessionCookie } from '../auth/cookie';
 import { limited } from '../auth/rate-limit';
+import { presentSignIn } from '../devices/present';
 import { PAIRING_CODE_LENGTH, PAIRING_TTL_MS, PairingStore, pairingUrls } from './service';
 
 const claimBody = z.object({
@@ -47,13 +48,7 @@ export function pairingRoutes(ctx: AppContext): RouteTable {
       ),
     );
     setSessionCookie(ctx, req, res, created.token);
-    return {
-      id: created.row.id,
-      name: created.row.name,
-      token: created.token,
-      user_id: created.userId,
-      platform: created.row.platform,
-    };
+    return presentSignIn(created, created.userId);
   });
   return t;
 }

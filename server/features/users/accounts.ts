@@ -6,6 +6,7 @@ import type { PlanName } from '../../lib/limits';
 import { deleteUserApiTokens } from '../api-tokens/service';
 import { readLink, signLink } from '../auth/links';
 import { closeAllSudo } from '../auth/sudo';
+import { avatarUrl } from '../avatars/service';
 import { rotateAllDeviceTokens } from '../devices/service';
 import { queueMail } from '../mail/service';
 import { disableMfa, mfaEnabled } from '../mfa/service';
@@ -37,7 +38,7 @@ export function presentUser(ctx: AppContext, u: UserRow) {
     plan: u.plan,
     mfaEnabled: mfaEnabled(ctx, u.id),
     balanceKopecks: u.balance_kopecks,
-    image: u.image ? `${ctx.publicUrl()}/image/avatar/${u.image}` : '',
+    image: avatarUrl(ctx, u.image),
     createdAt: rfc3339(u.created_at),
   };
 }
