@@ -235,10 +235,11 @@ describe('live hub', () => {
     hub(t).configure({ maxBufferedBytes: 64 * 1024 });
     const big = 'x'.repeat(32 * 1024);
     // Loopback socket buffers (kernel send + receive, autotuned) can hold 10 MB or more before anything
-    // stays in the server's own buffer: send up to 128 MB, stopping as soon as the bound trips.
+    // stays in the server's own buffer: send up to 128 MB, stopping as soon as the bound trips. Each
+    // message waits until the reading client has it, so only the stuck socket ever falls behind.
     for (let i = 0; i < 4000 && hub(t).counters.slowConsumers === 0; i++) {
       emitMessage(t, channel, owner.id, { message: big });
-      await new Promise((r) => setImmediate(r));
+      await until(() => reader.frames.length > i || hub(t).counters.slowConsumers > 0, 5_000);
     }
     expect(hub(t).counters.slowConsumers).toBe(1);
     await until(() => hub(t).size().sockets === 1, 5_000);
