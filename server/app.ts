@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { AppContext } from './context';
 import type { Feature } from './features/index';
+import { applyCors } from './http/cors';
 import { durableResponses } from './http/durable';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { notImplementedRouter } from './http/not-implemented';
@@ -23,23 +24,7 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   app.use(ctx.activity.middleware());
   app.use(durableResponses(ctx.store, ctx.log));
   app.use((req, res, next) => {
-    // Browsers on other origins: only the configured ones, with credentials (contract).
-    const origin = req.get('origin');
-    if (origin && ctx.config.allowedOrigins.includes(origin)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.setHeader('Vary', 'Origin');
-      if (req.method === 'OPTIONS') {
-        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
-        res.setHeader(
-          'Access-Control-Allow-Headers',
-          req.get('access-control-request-headers') ?? 'Content-Type, Authorization',
-        );
-        res.status(204).end();
-        return;
-      }
-    }
-    next();
+    if (!applyCors(req, res, ctx.config.allowedOrigins)) next();
   });
   const limit = ctx.config.bodyLimitBytes;
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));

@@ -13,6 +13,7 @@ import { openStore, type Store } from './db/store';
 import { FEATURES, type Feature } from './features/index';
 import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
+import { leanListener } from './http/lean';
 import { coreJobs } from './jobs/index';
 import { RetentionRegistry } from './jobs/retention';
 import { Scheduler } from './jobs/scheduler';
@@ -84,8 +85,8 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   const firstRun = ensureFirstAdmin(ctx);
   await store.sync();
 
-  const { app, mounted } = assembleApp(ctx, features);
-  const httpServer = createHttpServer(app);
+  const { app, mounted, tables } = assembleApp(ctx, features);
+  const httpServer = createHttpServer(leanListener(ctx, tables, app));
   for (const f of features) f.attach?.(ctx, httpServer);
   const scheduler = new Scheduler(
     ctx,

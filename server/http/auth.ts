@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppContext, RequestMeta } from '../context';
 import { tokenDigest, tokenPrefix } from '../lib/tokens';
@@ -26,6 +27,18 @@ export interface Principal {
   label?: string;
 }
 
+/**
+ * What authentication reads of a request. An express Request has it, and so does the lean lane's
+ * request (lean.ts), which serves its routes without express.
+ */
+export interface AuthRequest {
+  headers: IncomingHttpHeaders;
+  query: Record<string, unknown>;
+  socket: { remoteAddress?: string | undefined };
+  path: string;
+  principal?: Principal | undefined;
+}
+
 /** Where the token came from: the first present transport wins (spec "Authentication", point 1). */
 export type Credential =
   | { transport: 'service-key' | 'legacy-key' | 'bearer' | 'query' | 'cookie'; token: string }
@@ -39,7 +52,7 @@ export const SESSION_COOKIE = 'service-client-token';
  * X-Gotify-Key, contract "Compatibility"), Authorization (Bearer, or Basic where routes allow it),
  * ?token=, the session cookie. The first one present decides, valid or not.
  */
-export function readCredential(req: Request): Credential | null {
+export function readCredential(req: AuthRequest): Credential | null {
   const service = header(req, 'x-service-key');
   if (service !== undefined) return { transport: 'service-key', token: service };
   const legacy = header(req, 'x-legacy-key') ?? header(req, 'x-gotify-key');
@@ -64,7 +77,7 @@ export function readCredential(req: Request): Credential | null {
   return null;
 }
 
-function header(req: Request, name: string): string | undefined {
+function header(req: AuthRequest, name: string): string | undefined {
   const v = req.headers[name];
   const s = Array.isArray(v) ? v[0] : v;
   return s === undefined || s.trim() === '' ? undefined : s.trim();
@@ -87,7 +100,7 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   return undefined;
 }
 
-export function requestMeta(req: Request): RequestMeta {
+export function requestMeta(req: AuthRequest): RequestMeta {
   // No proxy is trusted, so express's req.ip would be this address after parsing X-Forwarded-For for nothing.
   const ua = req.headers['user-agent'];
   return { ip: req.socket.remoteAddress ?? '', userAgent: typeof ua === 'string' ? ua : '', path: req.path };
@@ -146,7 +159,7 @@ declare global {
 }
 
 /** The authenticated principal of a route guarded by requireAuth. */
-export function principalOf(req: Request): Principal {
+export function principalOf(req: { principal?: Principal | undefined }): Principal {
   if (!req.principal) throw new Error('principalOf() on a route without requireAuth');
   return req.principal;
 }
@@ -163,7 +176,7 @@ export function requireAuth(ctx: AppContext, rule: AuthRule): RequestHandler {
   };
 }
 
-export async function authenticate(ctx: AppContext, req: Request, rule: AuthRule): Promise<Principal> {
+export async function authenticate(ctx: AppContext, req: AuthRequest, rule: AuthRule): Promise<Principal> {
   const cred = readCredential(req);
   if (!cred) throw errors.unauthorized();
   const meta = requestMeta(req);

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { StoreHandle } from '../context';
 import type { Logger } from '../lib/log';
@@ -12,27 +13,39 @@ export function durableResponses(store: StoreHandle, log: Logger): RequestHandle
   return (_req, res, next) => {
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
-      if (!store.hasUnsynced()) return end(...args);
-      store.sync().then(
-        () => end(...args),
-        (err: unknown) => {
-          log.error('journal sync failed; answering 503', { err });
-          if (res.headersSent) {
-            res.destroy();
-            return;
-          }
-          const body = JSON.stringify(
-            errorBody(errors.unavailable('the database could not save this change')),
-          );
-          res.statusCode = 503;
-          res.removeHeader('ETag');
-          res.setHeader('Content-Type', 'application/json; charset=utf-8');
-          res.setHeader('Content-Length', Buffer.byteLength(body));
-          end(body);
-        },
-      );
+      endWhenDurable(store, log, res, () => end(...args), end);
       return res;
     }) as Response['end'];
     next();
   };
+}
+
+/**
+ * Calls `finish` once the journal covers every committed write (at once when nothing is pending). When
+ * the fsync fails the client gets a 503 instead, written with `end` (the response's own end).
+ */
+export function endWhenDurable(
+  store: StoreHandle,
+  log: Logger,
+  res: ServerResponse,
+  finish: () => void,
+  end: (body: string) => unknown,
+): void {
+  if (!store.hasUnsynced()) {
+    finish();
+    return;
+  }
+  store.sync().then(finish, (err: unknown) => {
+    log.error('journal sync failed; answering 503', { err });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = JSON.stringify(errorBody(errors.unavailable('the database could not save this change')));
+    res.statusCode = 503;
+    res.removeHeader('ETag');
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    end(body);
+  });
 }

@@ -6,11 +6,7 @@ import { ApiError, errorBody, errors } from './errors';
 /** The only writer of error bodies. Unknown errors become a generic 500, logged with context. */
 export function errorHandler(log: Logger, bodyLimit: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const apiError = toApiError(err, bodyLimit);
-    if (!apiError) {
-      log.error('unhandled error', { method: req.method, path: req.path, err });
-    }
-    const e = apiError ?? errors.internal();
+    const e = apiErrorOf(err, bodyLimit, log, req.method, req.path);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -18,6 +14,20 @@ export function errorHandler(log: Logger, bodyLimit: number): ErrorRequestHandle
     for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
     res.status(e.status).json(errorBody(e));
   };
+}
+
+/** The error a client is shown for `err`: its own ApiError, a mapped body-parser error, or a logged 500. */
+export function apiErrorOf(
+  err: unknown,
+  bodyLimit: number,
+  log: Logger,
+  method: string,
+  path: string,
+): ApiError {
+  const apiError = toApiError(err, bodyLimit);
+  if (apiError) return apiError;
+  log.error('unhandled error', { method, path, err });
+  return errors.internal();
 }
 
 function toApiError(err: unknown, bodyLimit: number): ApiError | null {

@@ -1,9 +1,23 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { AppContext } from '../context';
-import { type AuthRule, requireAuth } from './auth';
+import { type AuthRequest, type AuthRule, requireAuth } from './auth';
 
 /** A handler returns the JSON body to send, or undefined when it answered itself (204, files, streams). */
 export type Handler = (req: Request, res: Response) => unknown;
+
+/** What a lean route's handler reads of a request: the same whether express or the lean lane serves it. */
+export interface LeanRequest extends AuthRequest {
+  body?: unknown;
+}
+/** A lean route's handler always returns the JSON body of its 200 answer (or throws an ApiError). */
+export type LeanHandler = (req: LeanRequest) => unknown;
+
+export interface LeanRoute {
+  method: 'POST';
+  path: string;
+  auth: AuthRule;
+  handler: LeanHandler;
+}
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -14,6 +28,8 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export class RouteTable {
   readonly router = Router();
   readonly routes: { method: string; path: string }[] = [];
+  /** Routes the lean lane (lean.ts) may serve without express. */
+  readonly leanRoutes: LeanRoute[] = [];
   /** First path segments this table answers (`/message/...` → `message`), for the dispatcher in app.ts. */
   readonly segments = new Set<string>();
 
@@ -36,6 +52,18 @@ export class RouteTable {
   }
   delete(path: string, auth: AuthRule | null, handler: Handler, ...before: RequestHandler[]): this {
     return this.add('delete', path, auth, handler, before);
+  }
+
+  /**
+   * A POST route with a JSON body that the lean lane (lean.ts) serves straight on node:http for the
+   * common request shape; other requests reach the same handler through express. For the hottest
+   * endpoints only: the path must be literal, and the handler sees only a LeanRequest.
+   */
+  postLean(path: string, auth: AuthRule, handler: LeanHandler): this {
+    if (path.includes(':') || path.includes('*'))
+      throw new Error(`lean route ${path}: the path must be literal`);
+    this.leanRoutes.push({ method: 'POST', path, auth, handler });
+    return this.add('post', path, auth, handler, []);
   }
 
   /** A bare OPTIONS answer (CORS preflight of public endpoints); not part of the inventory. */

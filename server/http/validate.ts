@@ -11,7 +11,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where = 'b
   throw errors.badRequest(`${field}: ${issue.message}`);
 }
 
-export function parseBody<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+export function parseBody<S extends z.ZodType>(req: { body?: unknown }, schema: S): z.output<S> {
   return parse(schema, req.body ?? {}, 'body');
 }
 
@@ -34,6 +34,6 @@ export function recursiveFlag(req: Request): boolean {
 }
 
 /** True when the request carries a JSON body (content type application/json or +json). */
-export function isJson(req: Request): boolean {
-  return /^application\/([\w.-]+\+)?json\b/i.test(req.get('content-type') ?? '');
+export function isJson(req: { headers: { 'content-type'?: string | undefined } }): boolean {
+  return /^application\/([\w.-]+\+)?json\b/i.test(req.headers['content-type'] ?? '');
 }

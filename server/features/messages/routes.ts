@@ -69,7 +69,7 @@ export function pageRequest(req: Request): PageRequest {
 
 export function messageRoutes(ctx: AppContext): RouteTable {
   const t = new RouteTable(ctx, 'messages');
-  t.post('/message', APP_SEND, (req) => {
+  t.postLean('/message', APP_SEND, (req) => {
     if (!isJson(req))
       throw errors.badRequest('POST /message takes a JSON body (Content-Type: application/json)');
     const p = principalOf(req);
