@@ -14,14 +14,15 @@ const PLAIN_JSON = /^application\/(?:[\w.-]+\+)?json\s*(?:;\s*charset\s*=\s*"?ut
 const FIRST_CHAR = /^[ \t\n\r]*([^ \t\n\r])/;
 
 /**
- * The lean lane: the routes declared with `RouteTable.postLean` (POST /message) served straight on
- * node:http, in front of express. Express costs ~200 µs of CPU per request on Node 20 before a handler
+ * The lean lane: the routes declared with `RouteTable.postLean`/`getLean` (POST /message, GET
+ * /message) served straight on node:http, in front of express. Express costs ~200 µs of CPU per request on Node 20 before a handler
  * runs (measured with an empty handler), as much as the durable insert itself; on the hottest path that
- * halves throughput. The lane does what the middleware chain in app.ts does for these routes (request
+ * halves throughput, and it is a sixth of a page of messages. The lane does what the middleware chain in app.ts does for these routes (request
  * activity, CORS headers, the JSON body with its limit and errors, authentication, the handler, the
  * answer after the journal fsync, the error body) with the same functions, so both transports answer
  * alike; test/api/lean-lane.test.ts holds them side by side. Every other request, and a lean route's
- * request in another shape (form bodies, compressed or non-UTF-8 bodies), goes to `fallback` (express).
+ * POST in another shape (form bodies, compressed or non-UTF-8 bodies) and HEAD, goes to `fallback`
+ * (express).
  */
 export function leanListener(
   ctx: AppContext,
@@ -36,7 +37,8 @@ export function leanListener(
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const route = routes.get(`${req.method} ${path}`);
-    if (route && isPlainJson(req)) serveLean(ctx, route, req, res, path, q < 0 ? '' : url.slice(q + 1));
+    if (route && (route.method === 'GET' || isPlainJson(req)))
+      serveLean(ctx, route, req, res, path, q < 0 ? '' : url.slice(q + 1));
     else fallback(req, res);
   };
 }
@@ -59,8 +61,7 @@ function serveLean(
 ): void {
   ctx.activity.touch();
   applyCors(req, res, ctx.config.allowedOrigins);
-  const limit = ctx.config.bodyLimitBytes;
-  readBody(req, limit, (err, text) => {
+  const handle = (err: unknown, text?: string) => {
     if (err) {
       answerError(ctx, req, res, path, err);
       return;
@@ -70,11 +71,12 @@ function serveLean(
       query: search === '' ? {} : parseQueryString(search),
       socket: req.socket,
       path,
+      protocol: 'http',
       body: undefined,
     };
     let pending: Promise<unknown>;
     try {
-      lean.body = parseJson(text!);
+      if (text !== undefined) lean.body = parseJson(text);
       pending = authenticate(ctx, lean, route.auth).then((principal) => {
         lean.principal = principal;
         return route.handler(lean);
@@ -86,7 +88,10 @@ function serveLean(
       (out) => answer(ctx, res, 200, out === undefined ? {} : out),
       (e: unknown) => answerError(ctx, req, res, path, e),
     );
-  });
+  };
+  // A GET's body, if any, is ignored (Node discards it), as express's routes do.
+  if (route.method === 'GET') handle(null);
+  else readBody(req, ctx.config.bodyLimitBytes, handle);
 }
 
 /** The body as text, within the limit (413 like body-parser: by Content-Length first, then by count). */

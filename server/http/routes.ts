@@ -8,12 +8,14 @@ export type Handler = (req: Request, res: Response) => unknown;
 /** What a lean route's handler reads of a request: the same whether express or the lean lane serves it. */
 export interface LeanRequest extends AuthRequest {
   body?: unknown;
+  /** `http` (Belfry serves no TLS itself; no proxy is trusted). */
+  protocol: string;
 }
 /** A lean route's handler always returns the JSON body of its 200 answer (or throws an ApiError). */
 export type LeanHandler = (req: LeanRequest) => unknown;
 
 export interface LeanRoute {
-  method: 'POST';
+  method: 'GET' | 'POST';
   path: string;
   auth: AuthRule;
   handler: LeanHandler;
@@ -60,10 +62,19 @@ export class RouteTable {
    * endpoints only: the path must be literal, and the handler sees only a LeanRequest.
    */
   postLean(path: string, auth: AuthRule, handler: LeanHandler): this {
+    return this.lean('POST', path, auth, handler);
+  }
+
+  /** A GET route the lean lane serves (HEAD goes through express). */
+  getLean(path: string, auth: AuthRule, handler: LeanHandler): this {
+    return this.lean('GET', path, auth, handler);
+  }
+
+  private lean(method: LeanRoute['method'], path: string, auth: AuthRule, handler: LeanHandler): this {
     if (path.includes(':') || path.includes('*'))
       throw new Error(`lean route ${path}: the path must be literal`);
-    this.leanRoutes.push({ method: 'POST', path, auth, handler });
-    return this.add('post', path, auth, handler, []);
+    this.leanRoutes.push({ method, path, auth, handler });
+    return this.add(method === 'GET' ? 'get' : 'post', path, auth, handler, []);
   }
 
   /** A bare OPTIONS answer (CORS preflight of public endpoints); not part of the inventory. */

@@ -15,7 +15,7 @@ export function parseBody<S extends z.ZodType>(req: { body?: unknown }, schema: 
   return parse(schema, req.body ?? {}, 'body');
 }
 
-export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+export function parseQuery<S extends z.ZodType>(req: { query: unknown }, schema: S): z.output<S> {
   return parse(schema, req.query, 'query');
 }
 

@@ -234,3 +234,42 @@ describe('which requests the lane takes', () => {
     expect(other.fellBack).toEqual(['POST /message/read application/json']);
   });
 });
+
+describe('GET /message on the lean lane answers like express', () => {
+  const cases: [string, (p: string) => Promise<ApiResponse>][] = [
+    ['a page with a next link', (p) => t.request('GET', `${p}?limit=1`, { token: dev })],
+    ['a deep page', (p) => t.request('GET', `${p}?limit=2&since=3`, { token: dev })],
+    [
+      'a legacy key (paging.since on the last page)',
+      (p) => t.request('GET', `${p}?limit=100`, { token: dev, via: 'legacy-key' }),
+    ],
+    ['a bad limit', (p) => t.request('GET', `${p}?limit=0`, { token: dev })],
+    ['a bad since', (p) => t.request('GET', `${p}?since=-1`, { token: dev })],
+    ['the token in the query', (p) => t.request('GET', `${p}?limit=1`, { token: dev, via: 'query' })],
+    ['a channel key with read', (p) => t.request('GET', `${p}?limit=1`, { token: channel.token })],
+    ['no token', (p) => t.request('GET', p)],
+  ];
+  for (const [name, send] of cases)
+    it(name, async () => {
+      const lane = await send('/message');
+      const express = await send('/message/');
+      // The next link names the path it was asked for; otherwise the answers are the same.
+      const unslash = (r: ApiResponse) => JSON.parse(r.text.replaceAll('/message/?', '/message?'));
+      expect(lane.status).toBe(express.status);
+      expect(unslash(lane)).toEqual(unslash(express));
+    });
+
+  it('takes GET /message, and leaves HEAD to express', async () => {
+    fellBack.length = 0;
+    const get = await request(spiedUrl, 'GET', '/message?limit=1', { token: dev });
+    expect(get.status).toBe(200);
+    expect(get.body.paging.next).toMatch(new RegExp(`^${spiedUrl}/message\\?`));
+    expect(fellBack).toEqual([]);
+    const head = await fetch(`${spiedUrl}/message`, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${dev}` },
+    });
+    expect(head.status).toBe(200);
+    expect(fellBack).toHaveLength(1);
+  });
+});

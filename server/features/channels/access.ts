@@ -182,7 +182,12 @@ export interface MessageScope {
 export function messageScope(ctx: AppContext, p: Principal): MessageScope {
   if (isKey(p)) return { ownerAll: null, channelIds: p.channelId === undefined ? [] : [p.channelId] };
   if (isRestricted(p)) return { ownerAll: null, channelIds: listVisible(ctx, p).map((v) => v.row.id) };
-  return { ownerAll: p.userId, channelIds: acceptedSharesOf(ctx, p.userId).map((v) => v.row.id) };
+  // Only the ids, on the index: this runs for every page of messages (a JOIN costs ~15 µs here).
+  const shared = ctx.db.all<{ channel_id: number }>(
+    "SELECT channel_id FROM shares WHERE recipient_id = ? AND status = 'accepted'",
+    [p.userId],
+  );
+  return { ownerAll: p.userId, channelIds: shared.map((r) => r.channel_id) };
 }
 
 /** Channels whose messages the caller may delete: own channels (in scope). */

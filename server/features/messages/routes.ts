@@ -1,10 +1,9 @@
-import type { Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { APP, principalOf, READ, readCredential, TOK } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { pagingQuery } from '../../http/paging';
-import { RouteTable } from '../../http/routes';
+import { type LeanRequest, RouteTable } from '../../http/routes';
 import { idParam, isJson, parseBody, parseQuery, recursiveFlag } from '../../http/validate';
 import {
   MESSAGE_MAX_CHARS,
@@ -50,7 +49,7 @@ export const APP_SEND = { ...APP, access: 'write' } as const;
 const WRITE = { ...TOK, access: 'write' } as const;
 
 /** limit/since plus the URL of the next page, built from the request's own host. */
-export function pageRequest(req: Request): PageRequest {
+export function pageRequest(req: LeanRequest): PageRequest {
   const { limit, since } = parseQuery(req, pagingQuery);
   const cred = readCredential(req);
   return {
@@ -62,7 +61,7 @@ export function pageRequest(req: Request): PageRequest {
       for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') params.set(k, v);
       params.set('limit', String(limit));
       params.set('since', String(next));
-      return `${req.protocol}://${req.get('host')}${req.path}?${params.toString()}`;
+      return `${req.protocol}://${req.headers.host}${req.path}?${params.toString()}`;
     },
   };
 }
@@ -76,7 +75,7 @@ export function messageRoutes(ctx: AppContext): RouteTable {
     const body = parseBody(req, sendBody);
     return sendMessages(ctx, p.channelId!, senderNameOf(p), [body])[0];
   });
-  t.get('/message', READ, (req) => listMessages(ctx, principalOf(req), pageRequest(req)));
+  t.getLean('/message', READ, (req) => listMessages(ctx, principalOf(req), pageRequest(req)));
   t.get('/message/search', READ, (req) => {
     const q = parseQuery(req, searchQuery);
     return searchVisible(ctx, principalOf(req), q.q, q.appId, recursiveFlag(req), pageRequest(req));
