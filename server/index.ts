@@ -52,6 +52,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   const log = deps.log ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
   const unlock = lockDataDir(config.dataDir);
+  const activity = new RequestActivity(clock);
   let store: Store;
   try {
     store = await openStore({
@@ -59,6 +60,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       log,
       clock,
       migrations,
+      quiet: () => activity.quiet(),
       ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
     });
   } catch (err) {
@@ -75,7 +77,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     db: store.db,
     bus: new EventBus(),
     auth,
-    activity: new RequestActivity(clock),
+    activity,
     secret: loadSecret(config.dataDir),
     publicUrl: () => publicUrlOf(config, listeningPort),
   };
@@ -110,6 +112,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
           httpServer.off('error', reject);
           const addr = httpServer.address() as AddressInfo;
           listeningPort = addr.port;
+          activity.started();
           scheduler.start();
           const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
           resolve({ url: `http://${host}:${addr.port}`, port: addr.port, host: addr.address });

@@ -497,6 +497,53 @@ describe('snapshot policy', () => {
     expect(names(b)).toHaveLength(100);
   });
 
+  /** Waits (bounded) for the store's own timers: the quiet-moment poll runs every 100 ms. */
+  async function settle(a: Store, until: () => boolean = () => a.stats().lastSnapshotAt !== null) {
+    for (let i = 0; i < 50 && !until(); i++) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  it('with a quiet hook, waits for a quiet moment from half the threshold on', async () => {
+    let quiet = false;
+    const a = await openTest({ snapshotJournalBytes: 8192, quiet: () => quiet });
+    for (let i = 0; i < 200 && a.stats().journalBytes < 4096; i++) {
+      insert(a, `row ${'x'.repeat(100)}`);
+      await a.sync();
+    }
+    expect(a.stats().journalBytes).toBeGreaterThanOrEqual(4096);
+    await settle(a, () => false); // a second of polls: still busy, so no snapshot
+    expect(a.stats().lastSnapshotAt).toBeNull();
+    quiet = true;
+    await settle(a);
+    expect(a.stats().lastSnapshotAt).not.toBeNull();
+  });
+
+  it('with a quiet hook, snapshots at the full threshold even when never quiet', async () => {
+    const a = await openTest({ snapshotJournalBytes: 8192, quiet: () => false });
+    for (let i = 0; i < 200 && a.stats().lastSnapshotAt === null; i++) {
+      insert(a, `row ${'x'.repeat(100)}`);
+      await a.sync();
+    }
+    await settle(a);
+    expect(a.stats().lastSnapshotAt).not.toBeNull();
+  });
+
+  it('folds a long replayed journal into a snapshot in a quiet moment, not during the first requests', async () => {
+    const a = await openTest();
+    for (let i = 0; i < 60; i++) insert(a, `row ${i} ${'x'.repeat(100)}`);
+    await crash(a);
+    let quiet = false;
+    const b = await openTest({ snapshotJournalBytes: 2048, quiet: () => quiet });
+    expect(b.stats().journalBytes).toBeGreaterThan(4096);
+    insert(b, 'a write after start-up'); // below replayed + half the threshold: no forced snapshot
+    await b.sync();
+    await settle(b, () => false);
+    expect(b.stats().lastSnapshotAt).toBeNull();
+    quiet = true;
+    await settle(b);
+    expect(b.stats().lastSnapshotAt).not.toBeNull();
+    expect(names(b)).toHaveLength(61);
+  });
+
   it('maybeSnapshot snapshots once the oldest record is older than the maximum age', async () => {
     const a = await openTest({ snapshotMaxAgeMs: 60_000 });
     await a.snapshot();

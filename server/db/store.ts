@@ -40,7 +40,10 @@ import {
 
 export { CorruptDatabaseError } from './snapshot';
 
-export const SNAPSHOT_JOURNAL_BYTES = 4 * 1024 * 1024;
+export const SNAPSHOT_JOURNAL_BYTES = 2 * 1024 * 1024;
+/** With a `quiet` hook, a snapshot waits at most this long for a quiet moment once it is due. */
+export const SNAPSHOT_QUIET_WAIT_MS = 30_000;
+const SNAPSHOT_QUIET_POLL_MS = 100;
 export const SNAPSHOT_MAX_AGE_MS = 60 * 60 * 1000;
 export const GROUP_COMMIT_WINDOW_MS = 0;
 /** Journal records replayed per in-memory transaction at start-up (one BEGIN/COMMIT each is slow). */
@@ -51,8 +54,20 @@ export interface StoreOptions {
   log: Logger;
   clock: Clock;
   migrations: readonly Migration[];
-  /** Snapshot when the journal passes this many bytes (checked on every commit). Default 4 MiB (~16k messages): replaying a message costs ~0.2 ms next to a 1M-message FTS index, so a crash costs at most ~3 s of replay at start-up. */
+  /**
+   * Snapshot when the journal passes this many bytes (checked on every commit). Default 2 MiB (~9k
+   * messages): replaying a message costs ~0.2 ms next to a 1M-message FTS index (FTS4 work), so a crash
+   * costs at most ~2 s of replay at start-up. With `quiet`, a snapshot is due from half of it on and
+   * waits for a quiet moment; at the full threshold it no longer waits.
+   */
   snapshotJournalBytes?: number;
+  /**
+   * True when nobody would wait for a snapshot now (no request for a moment). Exporting a database of
+   * a million messages blocks the event loop for about a second, so a due snapshot waits for such a
+   * moment (at most SNAPSHOT_QUIET_WAIT_MS) unless the journal reaches the full threshold. Without it a
+   * snapshot runs as soon as the threshold is passed.
+   */
+  quiet?: () => boolean;
   /** Snapshot when the oldest unsnapshotted record is older (checked by maybeSnapshot). Default 1 hour. */
   snapshotMaxAgeMs?: number;
   /** Extra wait before each journal batch. Default 0: adaptive group commit. */
@@ -290,6 +305,11 @@ class BelfryStore implements Store {
   private snapshotChain: Promise<void> = Promise.resolve();
   private snapshotQueued: Promise<void> | null = null;
   private autoSnapshotScheduled = false;
+  /** The due snapshot must not wait for a quiet moment any more. */
+  private autoSnapshotForced = false;
+  /** Journal bytes at which a snapshot stops waiting for a quiet moment (raised after a long replay). */
+  private forceSnapshotAtBytes: number;
+  private quietTimer: NodeJS.Timeout | null = null;
   private closing = false;
   private closed = false;
   private closePromise: Promise<void> | null = null;
@@ -311,6 +331,12 @@ class BelfryStore implements Store {
     this.clock = opts.clock;
     this.snapshotJournalBytes = opts.snapshotJournalBytes ?? SNAPSHOT_JOURNAL_BYTES;
     this.snapshotMaxAgeMs = opts.snapshotMaxAgeMs ?? SNAPSHOT_MAX_AGE_MS;
+    // A replayed journal is durable already: folding it into a snapshot can wait for a quiet moment
+    // instead of stalling the first requests after start-up.
+    this.forceSnapshotAtBytes = Math.max(
+      this.snapshotJournalBytes,
+      recovered.bytes + this.snapshotJournalBytes / 2,
+    );
     this.generation = writer.generation;
     this.uncoveredBytes = recovered.bytes;
     this.uncoveredRecords = recovered.records;
@@ -318,9 +344,9 @@ class BelfryStore implements Store {
     db.setCommitSink(this.sink);
   }
 
-  /** A long journal replayed at start-up is worth folding into a snapshot right away. */
+  /** A long journal replayed at start-up is worth folding into a snapshot soon. */
   afterOpen(): void {
-    if (this.uncoveredBytes >= this.snapshotJournalBytes) this.scheduleAutoSnapshot();
+    this.checkSnapshotDue();
   }
 
   sync(): Promise<void> {
@@ -382,6 +408,7 @@ class BelfryStore implements Store {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
+    if (this.quietTimer) clearTimeout(this.quietTimer);
     await this.snapshotChain.catch(() => {});
     await this.writer.sync().catch(() => {}); // a failure was logged when it happened
     if (this.uncoveredRecords > 0 || !this.hasSnapshotFile) {
@@ -420,22 +447,47 @@ class BelfryStore implements Store {
     this.uncoveredBytes += record.length;
     this.uncoveredRecords++;
     this.oldestUncoveredAt ??= this.clock.now();
-    if (this.uncoveredBytes >= this.snapshotJournalBytes) this.scheduleAutoSnapshot();
+    this.checkSnapshotDue();
   }
 
-  private scheduleAutoSnapshot(): void {
-    if (this.autoSnapshotScheduled || this.closing) return;
+  private checkSnapshotDue(): void {
+    if (this.uncoveredBytes >= this.forceSnapshotAtBytes) this.scheduleAutoSnapshot(true);
+    else if (this.opts.quiet && this.uncoveredBytes >= this.snapshotJournalBytes / 2)
+      this.scheduleAutoSnapshot(false);
+  }
+
+  /** Runs a snapshot soon: at once when forced (or without a quiet hook), else in a quiet moment. */
+  private scheduleAutoSnapshot(force: boolean): void {
+    if (this.closing) return;
+    if (force) this.autoSnapshotForced = true;
+    if (this.autoSnapshotScheduled) return;
     this.autoSnapshotScheduled = true;
-    setImmediate(() => {
+    const since = performance.now();
+    const attempt = () => {
+      this.quietTimer = null;
       if (this.closing) return;
-      this.snapshot().catch(() => {}); // runSnapshot logged it
-    });
+      const quiet = this.opts.quiet;
+      if (
+        this.autoSnapshotForced ||
+        !quiet ||
+        quiet() ||
+        performance.now() - since >= SNAPSHOT_QUIET_WAIT_MS
+      ) {
+        this.snapshot().catch(() => {}); // runSnapshot logged it
+        return;
+      }
+      this.quietTimer = setTimeout(attempt, SNAPSHOT_QUIET_POLL_MS);
+      this.quietTimer.unref();
+    };
+    setImmediate(attempt);
   }
 
   private async runSnapshot(): Promise<void> {
     if (this.closed) throw new Error('the store is closed');
     const started = performance.now();
     this.autoSnapshotScheduled = false;
+    this.autoSnapshotForced = false;
+    this.forceSnapshotAtBytes = this.snapshotJournalBytes;
     const next = this.generation + 1;
 
     // Synchronous on purpose: no transaction can commit between the image and the rotation, so every

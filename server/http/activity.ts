@@ -1,6 +1,9 @@
 import type { RequestHandler } from 'express';
 import type { Clock } from '../lib/clock';
 
+/** Background upkeep (search index merging, snapshots) waits until no request has come or gone for this long. */
+export const QUIET_AFTER_MS = 250;
+
 /**
  * When the last HTTP request started or ended, so background upkeep (search index merging) can wait
  * for a quiet moment instead of delaying requests. Long-lived streams (SSE) count only when they open
@@ -8,8 +11,16 @@ import type { Clock } from '../lib/clock';
  */
 export class RequestActivity {
   private lastAt = Number.NEGATIVE_INFINITY;
+  /** Start-up counts as activity, and so does the moment after it: clients come right after a start. */
+  private starting = true;
 
   constructor(private readonly clock: Clock) {}
+
+  /** The server listens: quiet moments can come from now on. */
+  started(): void {
+    this.starting = false;
+    this.touch();
+  }
 
   middleware(): RequestHandler {
     return (_req, res, next) => {
@@ -21,6 +32,11 @@ export class RequestActivity {
 
   touch(): void {
     this.lastAt = this.clock.now();
+  }
+
+  /** No request has come or gone for QUIET_AFTER_MS: upkeep delays nobody now. */
+  quiet(): boolean {
+    return !this.starting && this.idleFor() >= QUIET_AFTER_MS;
   }
 
   /** Milliseconds since the last request started or ended. */

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeChannel, makeUser } from '../../../test/helpers/factories';
 import { startTestServer, type TestServer } from '../../../test/helpers/test-server';
-import { mergeSearchIndex, SEARCH_INDEX_MERGE_IDLE_MS } from './search-index';
+import { QUIET_AFTER_MS } from '../../http/activity';
+import { mergeSearchIndex } from './search-index';
 
 let t: TestServer | undefined;
 afterEach(() => t?.close());
@@ -47,7 +48,7 @@ describe('search index merging', () => {
     const before = segments(s);
     await s.server.scheduler.runNow('search-index-merge');
     expect(segments(s)).toBe(before);
-    s.clock.advance(SEARCH_INDEX_MERGE_IDLE_MS);
+    s.clock.advance(QUIET_AFTER_MS);
     await s.server.scheduler.runNow('search-index-merge');
     expect(segments(s)).toBeLessThan(before);
   });

@@ -4,8 +4,6 @@ import type { Job } from '../../jobs/scheduler';
 /** How often the search index is tidied, and how much of the event loop one tidy may take. */
 export const SEARCH_INDEX_MERGE_INTERVAL_MS = 1_000;
 export const SEARCH_INDEX_MERGE_BUDGET_MS = 5;
-/** Merging waits until no HTTP request has come or gone for this long. */
-export const SEARCH_INDEX_MERGE_IDLE_MS = 250;
 
 /**
  * FTS4 merges the segments of its index when a level fills up, inside the INSERT that fills it. Next
@@ -15,7 +13,7 @@ export const SEARCH_INDEX_MERGE_IDLE_MS = 250;
  * 20,000 inserts next to a 1M-message index: the longest insert stall fell from ~2.7 s to ~0.2 s; a
  * step takes 9 ms at p99 and 29 ms at most (`merge=8,2` steps took up to 200 ms).
  *
- * It runs only when no HTTP request has come or gone for SEARCH_INDEX_MERGE_IDLE_MS, so it never delays
+ * It runs only when no HTTP request has come or gone for QUIET_AFTER_MS (activity.ts), so it never delays
  * a burst of requests. The steps are relaxed writes: journaled, so replay repeats them at the same
  * points, but nobody waits for them and losing the last few in a crash only leaves the index less merged.
  */
@@ -25,7 +23,7 @@ export function searchIndexMergeJob(budgetMs = SEARCH_INDEX_MERGE_BUDGET_MS): Jo
     intervalMs: SEARCH_INDEX_MERGE_INTERVAL_MS,
     run: (ctx) => {
       // Only in quiet moments: under sustained traffic FTS4 falls back to merging inside inserts.
-      if (ctx.activity.idleFor() >= SEARCH_INDEX_MERGE_IDLE_MS) mergeSearchIndex(ctx, budgetMs);
+      if (ctx.activity.quiet()) mergeSearchIndex(ctx, budgetMs);
     },
   };
 }

@@ -1,16 +1,19 @@
 /**
  * Writes the large data set of scale.bench.ts into BENCH_DATA_DIR and exits without closing the store,
  * like a crash: BENCH_ROWS messages bulk-inserted straight into the store (one INSERT … SELECT over a
- * counter per batch, so the journal holds statements, not rows), a snapshot, then BENCH_TAIL messages
- * one transaction each, left in the journal for start-up to replay. Prints one JSON line with the
+ * counter per batch, so the journal holds statements, not rows), a snapshot, then a tail of messages
+ * one transaction each, left in the journal for start-up to replay: by default as many as fill the
+ * store's snapshot threshold (SNAPSHOT_JOURNAL_BYTES), the longest journal a crash can leave behind;
+ * BENCH_TAIL=<n> writes exactly n. Prints one JSON line with the
  * fixture and timings. Deterministic text: 32 words mixed by the row number, ~120 characters a message.
  */
+import { SNAPSHOT_JOURNAL_BYTES } from '../../../server/db/store';
 import { openBenchStore, seedFixture } from '../lib';
 
 const dataDir = process.env.BENCH_DATA_DIR;
 if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
-const TAIL = Number(process.env.BENCH_TAIL ?? 20_000);
+const TAIL = process.env.BENCH_TAIL ? Number(process.env.BENCH_TAIL) : null;
 const BATCH = 50_000;
 const CHANNELS = 10;
 const WORDS = [
@@ -73,7 +76,10 @@ for (let from = 0; from < ROWS; from += BATCH) {
 const insertedMs = performance.now() - t0;
 await store.snapshot();
 const snapshotMs = performance.now() - t0 - insertedMs;
-for (let i = 0; i < TAIL; i++)
+// No await in the loop: the store's own snapshot (due at the threshold) cannot run in between.
+let tail = 0;
+const tailDone = () => (TAIL === null ? store.stats().journalBytes >= SNAPSHOT_JOURNAL_BYTES : tail >= TAIL);
+for (let i = 0; !tailDone(); i = ++tail)
   store.db.transaction(() =>
     store.db.run(
       'INSERT INTO messages (channel_id, user_id, message, title, priority, date, sender_name) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -88,6 +94,9 @@ for (let i = 0; i < TAIL; i++)
       ],
     ),
   );
+const tailBytes = store.stats().journalBytes; // read before the store's own snapshot can start
 await store.sync();
-process.stdout.write(`${JSON.stringify({ fixture: fx, insertedMs, snapshotMs, rows: ROWS + TAIL })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ fixture: fx, insertedMs, snapshotMs, rows: ROWS + tail, tail, tailBytes })}\n`,
+);
 process.exit(0);
