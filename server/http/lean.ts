@@ -84,12 +84,18 @@ function serveLean(
     } catch (e) {
       pending = Promise.reject(e);
     }
-    pending.then(
-      (out) => answer(ctx, res, 200, out === undefined ? {} : out),
-      (e: unknown) => answerError(ctx, req, res, path, e),
-    );
+    pending
+      .then(
+        (out) => answer(ctx, res, 200, out === undefined ? {} : out),
+        (e: unknown) => answerError(ctx, req, res, path, e),
+      )
+      .catch((e: unknown) => {
+        // Writing the answer itself failed (it cannot be serialised): nothing sensible is left to send.
+        ctx.log.error('could not answer a request', { method: req.method, path, err: e });
+        res.destroy();
+      });
   };
-  // A GET's body, if any, is ignored (Node discards it), as express's routes do.
+  // A GET's body is not read (Node discards it). Express would parse one; no client sends one.
   if (route.method === 'GET') handle(null);
   else readBody(req, ctx.config.bodyLimitBytes, handle);
 }

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageRoutes } from '../../server/features/messages/routes';
+import { APP } from '../../server/http/auth';
 import { leanListener } from '../../server/http/lean';
+import { RouteTable } from '../../server/http/routes';
 import { deviceToken, makeChannel } from '../helpers/factories';
 import { type ApiResponse, request, startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -26,8 +28,14 @@ beforeAll(async () => {
   dev = (await deviceToken(t)).token;
   channel = await makeChannel(t, dev, { name: 'Lean' });
   const app = t.server.app as unknown as RequestListener;
+  // Routes of this test only: a handler that fails, one whose answer cannot be serialised.
+  const probe = new RouteTable(t.server.ctx, 'probe')
+    .postLean('/_lean/boom', APP, () => {
+      throw new Error('secret internal detail');
+    })
+    .postLean('/_lean/bigint', APP, () => ({ n: 1n }));
   spied = createServer(
-    leanListener(t.server.ctx, [messageRoutes(t.server.ctx)], (req, res) => {
+    leanListener(t.server.ctx, [messageRoutes(t.server.ctx), probe], (req, res) => {
       fellBack.push(`${req.method} ${req.url} ${req.headers['content-type'] ?? '-'}`);
       app(req, res);
     }),
@@ -271,5 +279,29 @@ describe('GET /message on the lean lane answers like express', () => {
     });
     expect(head.status).toBe(200);
     expect(fellBack).toHaveLength(1);
+  });
+});
+
+describe('lean handlers that fail', () => {
+  it('an unexpected error is a generic 500 with the error body, logged, without its text', async () => {
+    const r = await request(spiedUrl, 'POST', '/_lean/boom', { token: channel.token, json: {} });
+    expect(r.status).toBe(500);
+    expect(r.body).toMatchObject({ error: 'Internal Server Error', errorCode: 500 });
+    expect(r.text).not.toContain('secret internal detail');
+    expect(t.log.lines.some((l) => l.includes('ERROR unhandled error') && l.includes('/_lean/boom'))).toBe(
+      true,
+    );
+  });
+
+  it('an answer that cannot be serialised closes the connection and the server goes on', async () => {
+    await expect(
+      request(spiedUrl, 'POST', '/_lean/bigint', { token: channel.token, json: {} }),
+    ).rejects.toThrow();
+    expect(t.log.lines.some((l) => l.includes('ERROR could not answer a request'))).toBe(true);
+    const after = await request(spiedUrl, 'POST', '/message', {
+      token: channel.token,
+      json: { message: 'still up' },
+    });
+    expect(after.status).toBe(200);
   });
 });
