@@ -29,9 +29,36 @@ export function isManualClock(clock: Clock): clock is ManualClock {
   return clock instanceof ManualClock;
 }
 
-/** RFC 3339 in UTC with milliseconds, the format of every timestamp on the wire. */
+const DAY_MS = 86_400_000;
+/** 9999-12-31T23:59:59.999Z: beyond it toISOString writes six-digit years. */
+const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+let cachedDay = Number.NaN;
+let cachedDayPrefix = '';
+
+/**
+ * RFC 3339 in UTC with milliseconds, the format of every timestamp on the wire: exactly what
+ * `toISOString()` writes. Every message of a page or a fan-out gets one, so the date part is kept
+ * for the last day seen and only the time is formatted (Date objects for 100 dates were 8 % of a page).
+ */
 export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isInteger(ms) || ms < 0 || ms > LAST_FOUR_DIGIT_YEAR_MS) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== cachedDay) {
+    cachedDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    cachedDay = day;
+  }
+  let rest = ms - day * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = Math.floor(rest / 1000);
+  const milli = rest - s * 1000;
+  return `${cachedDayPrefix}${two(h)}:${two(m)}:${two(s)}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
+function two(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
 }
 
 export function rfc3339OrNull(ms: number | null | undefined): string | null {
