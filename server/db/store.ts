@@ -40,7 +40,7 @@ import {
 
 export { CorruptDatabaseError } from './snapshot';
 
-export const SNAPSHOT_JOURNAL_BYTES = 2 * 1024 * 1024;
+export const SNAPSHOT_JOURNAL_BYTES = 1024 * 1024;
 /** With a `quiet` hook, a snapshot waits at most this long for a quiet moment once it is due. */
 export const SNAPSHOT_QUIET_WAIT_MS = 30_000;
 const SNAPSHOT_QUIET_POLL_MS = 100;
@@ -55,9 +55,9 @@ export interface StoreOptions {
   clock: Clock;
   migrations: readonly Migration[];
   /**
-   * Snapshot when the journal passes this many bytes (checked on every commit). Default 2 MiB (~9k
-   * messages): replaying a message costs ~0.2 ms next to a 1M-message FTS index (FTS4 work), so a crash
-   * costs at most ~2 s of replay at start-up. With `quiet`, a snapshot is due from half of it on and
+   * Snapshot when the journal passes this many bytes (checked on every commit). Default 1 MiB (~4.5k
+   * messages): replaying a message costs ~0.2–0.3 ms next to a 1M-message FTS index (FTS4 work), so a
+   * crash costs at most ~1–1.5 s of replay at start-up. With `quiet`, a snapshot is due from half of it on and
    * waits for a quiet moment; at the full threshold it no longer waits.
    */
   snapshotJournalBytes?: number;
