@@ -14,7 +14,13 @@ import {
 import { type Migration, NewerDatabaseError } from './migrate';
 import { migrations as realMigrations } from './migrations.generated';
 import { loadSqlJs } from './snapshot';
-import { CorruptDatabaseError, openStore, type Store, type StoreOptions } from './store';
+import {
+  CorruptDatabaseError,
+  openStore,
+  SNAPSHOT_QUIET_WAIT_MS,
+  type Store,
+  type StoreOptions,
+} from './store';
 
 const migrations: readonly Migration[] = [
   {
@@ -523,6 +529,19 @@ describe('snapshot policy', () => {
       insert(a, `row ${'x'.repeat(100)}`);
       await a.sync();
     }
+    await settle(a);
+    expect(a.stats().lastSnapshotAt).not.toBeNull();
+  });
+
+  it('with a quiet hook, stops waiting for a quiet moment after SNAPSHOT_QUIET_WAIT_MS', async () => {
+    const a = await openTest({ snapshotJournalBytes: 8192, quiet: () => false });
+    for (let i = 0; i < 200 && a.stats().journalBytes < 4096; i++) {
+      insert(a, `row ${'x'.repeat(100)}`);
+      await a.sync();
+    }
+    await settle(a, () => false);
+    expect(a.stats().lastSnapshotAt).toBeNull();
+    clock.advance(SNAPSHOT_QUIET_WAIT_MS);
     await settle(a);
     expect(a.stats().lastSnapshotAt).not.toBeNull();
   });

@@ -57,14 +57,14 @@ export interface StoreOptions {
   /**
    * Snapshot when the journal passes this many bytes (checked on every commit). Default 1 MiB (~4.5k
    * messages): replaying a message costs ~0.2–0.3 ms next to a 1M-message FTS index (FTS4 work), so a
-   * crash costs at most ~1–1.5 s of replay at start-up. With `quiet`, a snapshot is due from half of it on and
-   * waits for a quiet moment; at the full threshold it no longer waits.
+   * crash costs at most ~1–1.5 s of replay at start-up. With `quiet`, a snapshot is due from half of it
+   * on and waits for a quiet moment; at the full threshold it no longer waits.
    */
   snapshotJournalBytes?: number;
   /**
    * True when nobody would wait for a snapshot now (no request for a moment). Exporting a database of
    * a million messages blocks the event loop for about a second, so a due snapshot waits for such a
-   * moment (at most SNAPSHOT_QUIET_WAIT_MS) unless the journal reaches the full threshold. Without it a
+   * moment (at most SNAPSHOT_QUIET_WAIT_MS by the store's clock) unless the journal reaches the full threshold. Without it a
    * snapshot runs as soon as the threshold is passed.
    */
   quiet?: () => boolean;
@@ -462,7 +462,7 @@ class BelfryStore implements Store {
     if (force) this.autoSnapshotForced = true;
     if (this.autoSnapshotScheduled) return;
     this.autoSnapshotScheduled = true;
-    const since = performance.now();
+    const since = this.clock.now();
     const attempt = () => {
       this.quietTimer = null;
       if (this.closing) return;
@@ -471,7 +471,7 @@ class BelfryStore implements Store {
         this.autoSnapshotForced ||
         !quiet ||
         quiet() ||
-        performance.now() - since >= SNAPSHOT_QUIET_WAIT_MS
+        this.clock.now() - since >= SNAPSHOT_QUIET_WAIT_MS
       ) {
         this.snapshot().catch(() => {}); // runSnapshot logged it
         return;

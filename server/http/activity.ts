@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Clock } from '../lib/clock';
 
-/** Background upkeep (search index merging, snapshots) waits until no request has come or gone for this long. */
+/** Background upkeep (search index merging, snapshots) waits until no request came or went for this long. */
 export const QUIET_AFTER_MS = 250;
 
 /**
@@ -40,7 +40,7 @@ export class RequestActivity {
   }
 
   /** Milliseconds since the last request started or ended. */
-  idleFor(): number {
+  private idleFor(): number {
     return this.clock.now() - this.lastAt;
   }
 }

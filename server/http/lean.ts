@@ -14,15 +14,15 @@ const PLAIN_JSON = /^application\/(?:[\w.-]+\+)?json\s*(?:;\s*charset\s*=\s*"?ut
 const FIRST_CHAR = /^[ \t\n\r]*([^ \t\n\r])/;
 
 /**
- * The lean lane: the routes declared with `RouteTable.postLean`/`getLean` (POST /message, GET
- * /message) served straight on node:http, in front of express. Express costs ~200 µs of CPU per request on Node 20 before a handler
- * runs (measured with an empty handler), as much as the durable insert itself; on the hottest path that
- * halves throughput, and it is a sixth of a page of messages. The lane does what the middleware chain in app.ts does for these routes (request
- * activity, CORS headers, the JSON body with its limit and errors, authentication, the handler, the
- * answer after the journal fsync, the error body) with the same functions, so both transports answer
- * alike; test/api/lean-lane.test.ts holds them side by side. Every other request, and a lean route's
- * POST in another shape (form bodies, compressed or non-UTF-8 bodies) and HEAD, goes to `fallback`
- * (express).
+ * The lean lane: the routes declared with `RouteTable.postLean`/`getLean` (POST /message, GET /message)
+ * served straight on node:http, in front of express. Express costs ~200 µs of CPU per request on Node 20
+ * before a handler runs (measured with an empty handler): as much as the durable insert itself, which
+ * halves throughput on the hottest path, and a sixth of a page of messages. The lane does what the
+ * middleware chain in app.ts does for these routes (request activity, CORS headers, the JSON body with
+ * its limit and errors, authentication, the handler, the answer after the journal fsync, the error body)
+ * with the same functions, so both transports answer alike; test/api/lean-lane.test.ts holds them side
+ * by side. Every other request, and a lean route's POST in another shape (form bodies, compressed or
+ * non-UTF-8 bodies) or HEAD, goes to `fallback` (express).
  */
 export function leanListener(
   ctx: AppContext,
