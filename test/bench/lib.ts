@@ -240,6 +240,73 @@ export async function closedLoopLoad(opts: {
   return { rps: ok / opts.seconds, ok, errors, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
+export interface LatencyTarget {
+  port: number;
+  make: (n: number) => { path: string; headers?: Record<string, string> };
+  check?: (r: HttpResult) => void;
+}
+
+/** Latencies measured in rounds: the pooled percentiles, and each round's p99 with their median. */
+export interface RoundedLatency {
+  p50: number;
+  p99: number;
+  roundP99: number[];
+  medianRoundP99: number;
+}
+
+export function summariseRounds(rounds: readonly number[][]): RoundedLatency {
+  const pooled = rounds.flat();
+  const roundP99 = rounds.map((r) => percentile(r, 99));
+  return {
+    p50: percentile(pooled, 50),
+    p99: percentile(pooled, 99),
+    roundP99,
+    medianRoundP99: median(roundP99),
+  };
+}
+
+/**
+ * Sequential requests that alternate between `targets` one request at a time, so that every target sees
+ * the same moments of a shared machine's noise; `rounds` rounds of `count` requests each (per target),
+ * after `warmup` uncounted ones. Each round is a p99 of its own: a neighbour's burst spoils one round,
+ * not the figure (the pooled p99 is reported beside it).
+ */
+export async function interleavedLatency(
+  targets: readonly LatencyTarget[],
+  opts: { rounds: number; count: number; warmup: number },
+): Promise<RoundedLatency[]> {
+  const agents = targets.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+  const rounds = targets.map(() => [] as number[][]);
+  let n = 0;
+  const once = async (t: number): Promise<number> => {
+    const target = targets[t]!;
+    const r = target.make(n);
+    const t0 = performance.now();
+    const res = await httpCall(agents[t]!, target.port, 'GET', r.path, undefined, r.headers);
+    const dt = performance.now() - t0;
+    if (res.status !== 200)
+      throw new Error(`GET ${r.path} answered ${res.status}: ${res.body.slice(0, 200)}`);
+    target.check?.(res);
+    return dt;
+  };
+  for (; n < opts.warmup; n++) for (let t = 0; t < targets.length; t++) await once(t);
+  for (let round = 0; round < opts.rounds; round++) {
+    const lat = targets.map(() => [] as number[]);
+    for (let i = 0; i < opts.count; i++, n++)
+      for (let t = 0; t < targets.length; t++) lat[t]!.push(await once(t));
+    for (let t = 0; t < targets.length; t++) rounds[t]!.push(lat[t]!);
+  }
+  for (const a of agents) a.destroy();
+  return rounds.map(summariseRounds);
+}
+
+/** Median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 /** Sequential requests: p50/p99 in ms of one request at a time (no queueing in the numbers). */
 export async function sequentialLatency(
   port: number,

@@ -117,7 +117,10 @@ function targets(r: Map<string, Result>): string[] {
     const entry = res && Object.entries(res).find(([k]) => key(k));
     if (!entry) return undefined;
     const v = entry[1];
-    return typeof v === 'number' ? v : Number(String(v).split('/')[pick]);
+    if (typeof v === 'number') return v;
+    // "a / b / c": the pick-th; "r1, r2, … → m" (rounds and their median): the median.
+    const text = String(v);
+    return Number(text.includes('→') ? text.split('→')[1] : text.split('/')[pick]);
   };
   const line = (label: string, value: number | undefined, ok: (v: number) => boolean, unit = '') =>
     value === undefined || Number.isNaN(value)
@@ -133,8 +136,8 @@ function targets(r: Map<string, Result>): string[] {
       '×',
     ),
     line(
-      'publish → receive p99 ≤ 50 ms (1,000 sockets)',
-      num('delivery', (k) => k.startsWith('belfry: publish'), 1),
+      'publish → receive p99 ≤ 50 ms (1,000 sockets; median of the rounds’ p99s)',
+      num('delivery', (k) => k.startsWith('belfry: publish') && k.includes('median')),
       (v) => v <= 50,
       ' ms',
     ),
@@ -145,8 +148,8 @@ function targets(r: Map<string, Result>): string[] {
       ' ms',
     ),
     line(
-      'deep page of GET /message p99 ≤ 5 ms',
-      num('scale', (k) => k.startsWith('GET /message deep page'), 1),
+      'deep page of GET /message p99 ≤ 5 ms (median of the rounds’ p99s)',
+      num('scale', (k) => k.startsWith('GET /message deep page') && k.includes('median')),
       (v) => v <= 5,
       ' ms',
     ),
