@@ -11,6 +11,7 @@ import { lockDataDir } from './db/lock';
 import { migrations } from './db/migrations.generated';
 import { openStore, type Store } from './db/store';
 import { FEATURES, type Feature } from './features/index';
+import { MESSAGE_SEARCH_INDEX } from './features/messages/search-index';
 import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
 import { leanListener } from './http/lean';
@@ -61,6 +62,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       clock,
       migrations,
       quiet: () => activity.quiet(),
+      triggerKeptIndexes: [MESSAGE_SEARCH_INDEX],
       ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
     });
   } catch (err) {

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrations } from '../../server/db/migrations.generated';
 import { openStore, type Store } from '../../server/db/store';
+import { MESSAGE_SEARCH_INDEX } from '../../server/features/messages/search-index';
 import { systemClock } from '../../server/lib/clock';
 import { createLogger } from '../../server/lib/log';
 import { issueToken } from '../../server/lib/tokens';
@@ -21,7 +22,13 @@ export type Result = Record<string, number | string>;
 export const quietLog = createLogger('error');
 
 export function openBenchStore(dataDir: string): Promise<Store> {
-  return openStore({ dataDir, log: quietLog, clock: systemClock, migrations });
+  return openStore({
+    dataDir,
+    log: quietLog,
+    clock: systemClock,
+    migrations,
+    triggerKeptIndexes: [MESSAGE_SEARCH_INDEX],
+  });
 }
 
 export interface Fixture {

@@ -1,5 +1,15 @@
 import type { AppContext } from '../../context';
+import type { TriggerKeptIndex } from '../../db/replay-index';
 import type { Job } from '../../jobs/scheduler';
+
+/** The search index as migration 0003 keeps it: filled in one go at the end of a journal replay. */
+export const MESSAGE_SEARCH_INDEX: TriggerKeptIndex = {
+  fts: 'messages_fts',
+  content: 'messages',
+  columns: ['title', 'message'],
+  insertTrigger: 'messages_fts_insert',
+  deleteTrigger: 'messages_fts_delete',
+};
 
 /** How often the search index is tidied, and how much of the event loop one tidy may take. */
 export const SEARCH_INDEX_MERGE_INTERVAL_MS = 1_000;
