@@ -17,8 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BENCH_DIR,
+  type BytesResult,
   type Fixture,
-  httpCall,
+  httpGetBytes,
   interleavedLatency,
   type Result,
   ROOT,
@@ -36,6 +37,7 @@ const QUERIES = Number(process.env.BENCH_QUERIES ?? 1_000);
 const WARMUP = 100;
 /** Rounds of the deep-page measurement: the judged p99 is their median (a noisy round spoils one). */
 const ROUNDS = Number(process.env.BENCH_PAGE_ROUNDS ?? 5);
+const APPID = Buffer.from('"appid":');
 
 interface Dataset {
   dir: string;
@@ -110,11 +112,11 @@ export async function run(): Promise<Result> {
       result['RSS MB after start-up'] = server.rssMb();
       const token = dataset.fixture.devices[0]!.token;
       const headers = { 'X-Service-Key': token };
-      // Counted without parsing: the client's own garbage (a parsed 30 kB page per request) brings its
-      // GC pauses into the next timed request.
-      const expectPage = (size: number) => (r: { body: string }) => {
+      // Counted in the bytes, without decoding or parsing: the client's own work and garbage (a 30 kB
+      // page per request) would otherwise land in the timed requests.
+      const expectPage = (size: number) => (r: BytesResult) => {
         let got = 0;
-        for (let at = r.body.indexOf('"appid":'); at >= 0; at = r.body.indexOf('"appid":', at + 8)) got++;
+        for (let at = r.body.indexOf(APPID); at >= 0; at = r.body.indexOf(APPID, at + APPID.length)) got++;
         if (got !== size) throw new Error(`expected ${size} messages, got ${got}`);
       };
       // The deep page in rounds, interleaved request by request with a raw node:http server sending the
@@ -122,7 +124,7 @@ export async function run(): Promise<Result> {
       // under Belfry's figure is measured, not guessed.
       const deepPath = (n: number) =>
         `/message?limit=100&since=${1_000 + ((n * 7_919) % Math.floor(ROWS * 0.05))}`;
-      const sample = await httpCall(new Agent(), server.port, 'GET', deepPath(0), undefined, headers);
+      const sample = await httpGetBytes(new Agent(), server.port, deepPath(0), headers);
       expectPage(100)(sample);
       const bodyFile = join(work, 'deep-page.json');
       await writeFile(bodyFile, sample.body);
