@@ -1,7 +1,9 @@
 /**
- * Durability under SIGKILL: the real server in a child process, several concurrent writers, killed at
- * random moments. Every write the server acknowledged (200) must survive every crash, and the final
- * database must pass PRAGMA integrity_check. A second test tears the journal of a stopped server.
+ * Durability under SIGKILL: the real server in a child process, several concurrent writers (devices and
+ * messages), killed at random moments. Every write the server acknowledged (200) must survive every
+ * crash, every acknowledged message must be found by search after each recovery (the replay fills the
+ * search index at its end), and the final database must pass PRAGMA integrity_check and FTS4's
+ * integrity-check. A second test tears the journal of a stopped server.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
@@ -10,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../server/db/migrations.generated';
 import { openStore } from '../../server/db/store';
+import { MESSAGE_SEARCH_INDEX } from '../../server/features/messages/search-index';
 import { ManualClock } from '../../server/lib/clock';
 import { memoryLogger } from '../../server/lib/log';
 
@@ -18,7 +21,10 @@ const ADMIN = 'admin@example.com';
 const PASSWORD = 'correct-horse-battery';
 const BASIC = `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}`;
 const ROUNDS = 5;
-const WRITERS = 8;
+const WRITERS = 4;
+const MESSAGE_WRITERS = 4;
+/** A word in every message the writers send, to search for after each recovery. */
+const PROBE = 'crashprobe';
 /** Rounds run with a tiny journal threshold so snapshots happen (and get killed) mid-run. */
 const SNAPSHOT_ROUNDS = new Set([1, 3]);
 
@@ -96,37 +102,60 @@ async function createDevice(url: string, name: string, auth = BASIC): Promise<De
 }
 
 /**
- * Creates devices until stopped; records only what the server acknowledged with a 200. The writers
- * authenticate with a device token: Basic costs a bcrypt check per request, which would leave only a
- * handful of writes per round.
+ * Creates devices (`POST /client`) or sends messages (`POST /message`) until stopped; records only what
+ * the server acknowledged with a 200. The device writers authenticate with a device token: Basic costs a
+ * bcrypt check per request, which would leave only a handful of writes per round.
  */
 async function writer(
   url: string,
   auth: string,
-  prefix: string,
+  path: '/client' | '/message',
+  text: (n: number) => string,
   acked: Map<number, string>,
   stop: { now: boolean },
 ) {
+  const field = path === '/client' ? 'name' : 'message';
   for (let n = 0; !stop.now; n++) {
-    const name = `dev-${prefix}-${n}`;
+    const value = text(n);
     try {
-      const res = await fetch(`${url}/client`, {
+      const res = await fetch(`${url}${path}`, {
         method: 'POST',
         headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
+        body: JSON.stringify({ [field]: value }),
       });
       if (res.status !== 200) {
         await res.body?.cancel();
         continue;
       }
-      const body = (await res.json()) as Device;
-      expect(body.name).toBe(name);
-      acked.set(body.id, name);
+      const body = (await res.json()) as { id: number } & Record<string, unknown>;
+      expect(body[field]).toBe(value);
+      acked.set(body.id, value);
     } catch {
       // Killed mid-request: not acknowledged, so it may or may not have survived.
       return;
     }
   }
+}
+
+/** Every page of `path` (GET /message or a search), newest first, as {id, name: text}. */
+async function allMessages(url: string, auth: string, path: string): Promise<Device[]> {
+  const out: Device[] = [];
+  let since = 0;
+  for (let page = 0; page < 1_000; page++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await fetch(`${url}${path}${sep}limit=200${since ? `&since=${since}` : ''}`, {
+      headers: { authorization: auth },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      paging: { since?: number; next?: string };
+      messages: { id: number; message: string }[];
+    };
+    out.push(...body.messages.map((m) => ({ id: m.id, name: m.message })));
+    if (!body.paging.next) return out;
+    since = body.paging.since!;
+  }
+  throw new Error(`${path}: more than 1,000 pages`);
 }
 
 function expectAllPresent(acked: Map<number, string>, found: readonly Device[]): void {
@@ -148,13 +177,15 @@ describe('crash safety', () => {
   it('keeps every acknowledged write across repeated SIGKILLs', { timeout: 120_000 }, async () => {
     const data = join(dir, 'kill');
     await mkdir(data, { recursive: true });
-    // Every writer creates devices: lift the plan's device limit (plans.json in the data dir).
-    const lots = { devices: 1_000_000 };
+    // The writers create devices and send messages: lift the plan's limits (plans.json in the data dir).
+    const lots = { devices: 1_000_000, eventsPerDay: 1_000_000 };
     await writeFile(join(data, 'plans.json'), JSON.stringify({ free: lots, pro: lots, business: lots }));
 
     const acked = new Map<number, string>();
+    const ackedMessages = new Map<number, string>();
     let snapshotsSeen = 0;
     let writerAuth = '';
+    let channelAuth = '';
     const rounds: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const env: Record<string, string> = SNAPSHOT_ROUNDS.has(round)
@@ -167,41 +198,85 @@ describe('crash safety', () => {
         const first = await createDevice(server.url, 'writers');
         acked.set(first.id, first.name);
         writerAuth = `Bearer ${first.token}`;
+        const res = await fetch(`${server.url}/application`, {
+          method: 'POST',
+          headers: { authorization: writerAuth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'crash' }),
+        });
+        expect(res.status).toBe(200);
+        channelAuth = `Bearer ${((await res.json()) as { token: string }).token}`;
+      } else {
+        expectAllPresent(ackedMessages, await allMessages(server.url, writerAuth, '/message'));
+        expectAllPresent(
+          ackedMessages,
+          await allMessages(server.url, writerAuth, `/message/search?q=${PROBE}`),
+        );
       }
       const stop = { now: false };
       const before = acked.size;
-      const writers = Array.from({ length: WRITERS }, (_, w) =>
-        writer(server.url, writerAuth, `${round}-${w}`, acked, stop),
-      );
+      const messagesBefore = ackedMessages.size;
+      const writers = [
+        ...Array.from({ length: WRITERS }, (_, w) =>
+          writer(server.url, writerAuth, '/client', (n) => `dev-${round}-${w}-${n}`, acked, stop),
+        ),
+        ...Array.from({ length: MESSAGE_WRITERS }, (_, w) =>
+          writer(
+            server.url,
+            channelAuth,
+            '/message',
+            (n) => `m-${round}-${w}-${n} ${PROBE}`,
+            ackedMessages,
+            stop,
+          ),
+        ),
+      ];
       const delay = SNAPSHOT_ROUNDS.has(round) ? 450 + Math.random() * 150 : 150 + Math.random() * 450;
       const started = performance.now();
       await new Promise((r) => setTimeout(r, delay));
       // On a loaded machine the first acknowledgement (or snapshot) can come late: a round must have
       // some acknowledged writes, and a snapshot round at least one snapshot before the kill.
       const snapshotted = () => !SNAPSHOT_ROUNDS.has(round) || /snapshot written/.test(server.stderr());
-      while ((acked.size === before || !snapshotted()) && performance.now() - started < 20_000) {
+      const idle = () => acked.size === before || ackedMessages.size === messagesBefore;
+      while ((idle() || !snapshotted()) && performance.now() - started < 20_000) {
         await new Promise((r) => setTimeout(r, 5));
       }
       await kill(server);
       stop.now = true;
       await Promise.all(writers);
       expect(acked.size).toBeGreaterThan(before);
+      expect(ackedMessages.size).toBeGreaterThan(messagesBefore);
       snapshotsSeen += (server.stderr().match(/snapshot written/g) ?? []).length;
       rounds.push(
-        `round ${round}: ${acked.size - before} acked in ${Math.round(performance.now() - started)} ms`,
+        `round ${round}: ${acked.size - before} devices and ${ackedMessages.size - messagesBefore} messages acked in ${Math.round(performance.now() - started)} ms`,
       );
     }
     console.info(`crash test: ${rounds.join('; ')}; ${snapshotsSeen} snapshots written mid-run`);
     expect(snapshotsSeen).toBeGreaterThan(0);
     expect(await readdir(data)).toContain('belfry.db');
 
-    // After the last kill: load belfry.db + replay in this process, check integrity and content.
+    // After the last kill: load belfry.db + replay in this process (the search index filled at the end,
+    // as the server does), check integrity and content.
     const log = memoryLogger();
-    const store = await openStore({ dataDir: data, log, clock: new ManualClock(), migrations });
+    const store = await openStore({
+      dataDir: data,
+      log,
+      clock: new ManualClock(),
+      migrations,
+      triggerKeptIndexes: [MESSAGE_SEARCH_INDEX],
+    });
     try {
       expect(store.db.first('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
       expect(store.db.all('PRAGMA foreign_key_check')).toEqual([]);
+      // Throws when the search index and the messages disagree.
+      store.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
       expectAllPresent(acked, store.db.all<Device>('SELECT id, name FROM devices'));
+      expectAllPresent(
+        ackedMessages,
+        store.db.all<Device>(
+          'SELECT m.id, m.message AS name FROM messages_fts f JOIN messages m ON m.id = f.docid WHERE messages_fts MATCH ?',
+          [PROBE],
+        ),
+      );
     } finally {
       await store.close();
     }
@@ -210,6 +285,10 @@ describe('crash safety', () => {
     const server = await startServer(data);
     try {
       expectAllPresent(acked, await listDevices(server.url));
+      expectAllPresent(
+        ackedMessages,
+        await allMessages(server.url, writerAuth, `/message/search?q=${PROBE}`),
+      );
     } finally {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
