@@ -36,6 +36,8 @@ const DDL_RE = /^\s*(create|drop|alter)\b/i;
 export class ReplayIndexing {
   private active: { index: TriggerKeptIndex; triggers: string[]; backlog: string }[] = [];
   private mentions: RegExp | null = null;
+  /** Per deferred FTS table (lower case): FTS4's merge commands on it, the one use of it allowed. */
+  private readonly maintenance = new Map<string, RegExp>();
 
   private constructor(private readonly db: SqlJsDb) {}
 
@@ -76,6 +78,14 @@ export class ReplayIndexing {
         ].map((sql) => [sql, null] as const),
       );
       r.active.push({ index, triggers, backlog });
+      // FTS4's own maintenance commands only rearrange what is already indexed.
+      r.maintenance.set(
+        fts,
+        new RegExp(
+          `^\\s*insert\\s+into\\s+${fts}\\s*\\(\\s*${fts}\\s*\\)\\s*values\\s*\\(\\s*'(auto)?merge=[0-9,]+'\\s*\\)\\s*;?\\s*$`,
+          'i',
+        ),
+      );
     }
     if (r.active.length === 0) return null;
     r.mentions = new RegExp(`\\b(${r.active.map((a) => a.index.fts).join('|')})\\b`, 'i');
@@ -87,12 +97,7 @@ export class ReplayIndexing {
     if (DDL_RE.test(sql)) return false;
     const m = this.mentions?.exec(sql);
     if (!m) return true;
-    const fts = m[1]!;
-    // FTS4's own maintenance commands only rearrange what is already indexed.
-    return new RegExp(
-      `^\\s*insert\\s+into\\s+${fts}\\s*\\(\\s*${fts}\\s*\\)\\s*values\\s*\\(\\s*'(auto)?merge=[0-9,]+'\\s*\\)\\s*;?\\s*$`,
-      'i',
-    ).test(sql);
+    return this.maintenance.get(m[1]!.toLowerCase())?.test(sql) ?? false;
   }
 
   /** Whether indexing is still deferred. */
@@ -116,6 +121,7 @@ export class ReplayIndexing {
       );
     }
     this.mentions = null;
+    this.maintenance.clear();
     if (entries.length > 0) this.db.replay(entries.map((sql) => [sql, null] as const));
   }
 }

@@ -17,6 +17,7 @@ import {
   type ChildServer,
   closedLoopLoad,
   type Fixture,
+  formatRounds,
   httpCall,
   median,
   openBenchStore,
@@ -194,7 +195,7 @@ export async function run(): Promise<Result> {
           const l = summariseRounds(samples[name]);
           const pooled = samples[name].flat();
           result[`${name}: publish→receive p99 ms per round of ${perRound} messages, median`] =
-            `${l.roundP99.map((v) => round(v)).join(', ')} → ${round(l.medianRoundP99)}`;
+            formatRounds(l);
           result[`${name}: publish→receive pooled p50 / p99 / max ms (${SOCKETS} sockets)`] =
             `${round(l.p50)} / ${round(l.p99)} / ${round(Math.max(...pooled))}`;
           const expected = perRound * LATENCY_ROUNDS * SOCKETS;

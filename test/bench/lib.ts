@@ -281,6 +281,22 @@ export async function closedLoopLoad(opts: {
   return { rps: ok / opts.seconds, ok, errors, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
+/** One timed GET, in ms; anything but a 200, or an answer `check` rejects, throws. */
+async function timedGet(
+  agent: Agent,
+  port: number,
+  r: { path: string; headers?: Record<string, string> },
+  check?: (r: BytesResult) => void,
+): Promise<number> {
+  const t0 = performance.now();
+  const res = await httpGetBytes(agent, port, r.path, r.headers);
+  const dt = performance.now() - t0;
+  if (res.status !== 200)
+    throw new Error(`GET ${r.path} answered ${res.status}: ${res.body.subarray(0, 200).toString()}`);
+  check?.(res);
+  return dt;
+}
+
 export interface LatencyTarget {
   port: number;
   make: (n: number) => { path: string; headers?: Record<string, string> };
@@ -306,6 +322,11 @@ export function summariseRounds(rounds: readonly number[][]): RoundedLatency {
   };
 }
 
+/** "r1, r2, … → median": each round's p99, then their median (run.ts reads the figure after the arrow). */
+export function formatRounds(l: RoundedLatency, digits = 1): string {
+  return `${l.roundP99.map((v) => round(v, digits)).join(', ')} → ${round(l.medianRoundP99, digits)}`;
+}
+
 /**
  * Sequential requests that alternate between `targets` one request at a time, so that every target sees
  * the same moments of a shared machine's noise; `rounds` rounds of `count` requests each (per target),
@@ -319,17 +340,8 @@ export async function interleavedLatency(
   const agents = targets.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
   const rounds = targets.map(() => [] as number[][]);
   let n = 0;
-  const once = async (t: number): Promise<number> => {
-    const target = targets[t]!;
-    const r = target.make(n);
-    const t0 = performance.now();
-    const res = await httpGetBytes(agents[t]!, target.port, r.path, r.headers);
-    const dt = performance.now() - t0;
-    if (res.status !== 200)
-      throw new Error(`GET ${r.path} answered ${res.status}: ${res.body.subarray(0, 200).toString()}`);
-    target.check?.(res);
-    return dt;
-  };
+  const once = (t: number): Promise<number> =>
+    timedGet(agents[t]!, targets[t]!.port, targets[t]!.make(n), targets[t]!.check);
   for (; n < opts.warmup; n++) for (let t = 0; t < targets.length; t++) await once(t);
   for (let round = 0; round < opts.rounds; round++) {
     const lat = targets.map(() => [] as number[]);
@@ -354,18 +366,12 @@ export async function sequentialLatency(
   count: number,
   warmup: number,
   make: (n: number) => { path: string; headers?: Record<string, string> },
-  check: (r: BytesResult) => void = () => {},
+  check?: (r: BytesResult) => void,
 ): Promise<{ p50: number; p99: number; max: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const lat: number[] = [];
   for (let n = 0; n < warmup + count; n++) {
-    const r = make(n);
-    const t0 = performance.now();
-    const res = await httpGetBytes(agent, port, r.path, r.headers);
-    const dt = performance.now() - t0;
-    if (res.status !== 200)
-      throw new Error(`GET ${r.path} answered ${res.status}: ${res.body.subarray(0, 200).toString()}`);
-    check(res);
+    const dt = await timedGet(agent, port, make(n), check);
     if (n >= warmup) lat.push(dt);
   }
   agent.destroy();

@@ -19,6 +19,7 @@ import {
   BENCH_DIR,
   type BytesResult,
   type Fixture,
+  formatRounds,
   httpGetBytes,
   interleavedLatency,
   type Result,
@@ -139,12 +140,16 @@ export async function run(): Promise<Result> {
           ],
           { rounds: ROUNDS, count: QUERIES, warmup: WARMUP },
         );
-        result[`GET /message deep page (limit 100): p99 per round of ${QUERIES}, median`] =
-          `${deep!.roundP99.map((v) => round(v, 2)).join(', ')} → ${round(deep!.medianRoundP99, 2)}`;
+        result[`GET /message deep page (limit 100): p99 per round of ${QUERIES}, median`] = formatRounds(
+          deep!,
+          2,
+        );
         result[`GET /message deep page (limit 100): pooled p50 / p99 ms (${ROUNDS} × ${QUERIES})`] =
           `${round(deep!.p50, 2)} / ${round(deep!.p99, 2)}`;
-        result['the same bytes from raw node:http (the floor): p99 per round, median'] =
-          `${same!.roundP99.map((v) => round(v, 2)).join(', ')} → ${round(same!.medianRoundP99, 2)}`;
+        result['the same bytes from raw node:http (the floor): p99 per round, median'] = formatRounds(
+          same!,
+          2,
+        );
         result['the same bytes from raw node:http (the floor): pooled p50 / p99 ms'] =
           `${round(same!.p50, 2)} / ${round(same!.p99, 2)}`;
       } finally {

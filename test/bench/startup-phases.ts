@@ -1,6 +1,6 @@
 /**
  * Profiling aid (not a benchmark): opens a copy of a data set (BENCH_DATASET, as scale.bench.ts leaves
- * it) with the store alone and prints how long each phase of start-up takes.
+ * it) with the store alone and prints how long openStore takes (snapshot load + journal replay).
  *   BENCH_DATASET=/tmp/belfry-ds npx tsx test/bench/startup-phases.ts
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
