@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -8,9 +8,22 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The built UI the server serves at `/`; built here once when CI has not run `npm run build:renderer`. */
+/** Newest modification time of a file under `dir`, in ms (0 when there is none). */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The built UI the server serves at `/`. Built here when CI has not run `npm run build:renderer`, and
+ * rebuilt when a renderer source is newer than the build, so the tests never drive a stale UI.
+ */
 export function ensureRendererBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'renderer', 'index.html'))) return;
+  const built = join(ROOT, 'dist', 'renderer', 'index.html');
+  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(ROOT, 'renderer'))) return;
   execFileSync(
     process.execPath,
     [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
