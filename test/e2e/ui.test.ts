@@ -1,7 +1,7 @@
 import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeUser } from '../helpers/factories';
+import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import { type BrowserHandle, ensureRendererBuilt, hasChromium, launchBrowser, screenshot } from './browser';
 
@@ -249,6 +249,44 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await expect
       .poll(() => p.getByText('Password changed. Your other devices were signed out.').isVisible())
       .toBe(true);
+    await ctx.close();
+  });
+
+  it('drops an older page that answers after the inbox moved to another channel', async () => {
+    const u = makeUser(t);
+    const setup = await deviceToken(t, u, 'setup');
+    const busy = await makeChannel(t, setup.token, { name: 'Busy' });
+    const quiet = await makeChannel(t, setup.token, { name: 'Quiet' });
+    for (let i = 0; i < 55; i++) await sendMessage(t, busy.token, { title: `busy ${i}` });
+    await sendMessage(t, quiet.token, { title: 'quiet one' });
+    const { context: ctx, page: p } = await b.newPage();
+    // Every "older messages" request is held until the view has changed.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const older = /\/message\?.*since=/;
+    await p.route(older, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await signIn(p, u.email, u.password);
+    await p.getByRole('button', { name: 'Busy', exact: true }).click();
+    await expect.poll(() => p.getByRole('heading', { name: 'busy 54' }).isVisible()).toBe(true);
+    const answered = p.waitForResponse(older);
+    await p.getByRole('button', { name: 'Load older messages' }).click();
+    await p.getByRole('button', { name: 'Quiet', exact: true }).click();
+    await expect.poll(() => p.getByRole('heading', { name: 'quiet one' }).isVisible()).toBe(true);
+    release();
+    await (await answered).finished();
+    // Let the page run what the answer schedules: two frames after its body arrived.
+    await p.evaluate(
+      () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))),
+    );
+    expect(await p.getByRole('list', { name: 'Messages' }).getByRole('heading').allTextContents()).toEqual([
+      'quiet one',
+    ]);
+    expect(await p.getByRole('button', { name: 'Load older messages' }).count()).toBe(0);
     await ctx.close();
   });
 });

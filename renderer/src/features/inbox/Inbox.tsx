@@ -46,27 +46,29 @@ export function Inbox() {
     [activeQ, channelId],
   );
 
+  // Which list is shown (channel + search). A page that answers after the view changed belongs to
+  // the old list and is dropped, the first page and the "older" pages alike.
+  const view = useRef(0);
   useEffect(() => {
-    let live = true;
+    const at = ++view.current;
     setLoaded(false);
     setMessages([]);
     setSince(undefined);
     void load.run(async () => {
       const page = await get<MessagePage>(pageUrl());
-      if (!live) return;
+      if (view.current !== at) return;
       setMessages(page.messages);
       setSince(page.paging.since);
       setLoaded(true);
     });
-    return () => {
-      live = false;
-    };
   }, [pageUrl, load.run]);
 
   const loadMore = useCallback(async () => {
     if (!since || load.busy) return;
+    const at = view.current;
     await load.run(async () => {
       const page = await get<MessagePage>(pageUrl(since));
+      if (view.current !== at) return;
       setMessages((prev) => {
         const ids = new Set(prev.map((m) => m.id));
         return [...prev, ...page.messages.filter((m) => !ids.has(m.id))];
