@@ -289,6 +289,28 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     expect(await p.getByRole('button', { name: 'Load older messages' }).count()).toBe(0);
     await ctx.close();
   });
+
+  it('keeps a shown-once key and a half-filled form with their channel when another one is opened', async () => {
+    const u = makeUser(t);
+    const setup = await deviceToken(t, u, 'setup');
+    await makeChannel(t, setup.token, { name: 'Alpha' });
+    await makeChannel(t, setup.token, { name: 'Beta' });
+    const { context: ctx, page: p } = await b.newPage();
+    await signIn(p, u.email, u.password);
+    await p.getByRole('link', { name: 'Channels', exact: true }).click();
+    const tree = p.getByRole('list', { name: 'Channel tree' });
+    await tree.getByRole('button', { name: /^Alpha/ }).click();
+    await p.getByLabel('Key name', { exact: true }).fill('alpha job');
+    await p.getByRole('button', { name: 'Create key' }).click();
+    const shown = p.getByLabel('New key (shown once)', { exact: true });
+    await expect.poll(() => shown.inputValue()).toMatch(/^A[A-Za-z0-9]{22}$/);
+    await p.getByLabel('Webhook name', { exact: true }).fill('half typed');
+    await tree.getByRole('button', { name: /^Beta/ }).click();
+    await expect.poll(() => p.getByLabel('Name', { exact: true }).inputValue()).toBe('Beta');
+    expect(await shown.count()).toBe(0);
+    expect(await p.getByLabel('Webhook name', { exact: true }).inputValue()).toBe('');
+    await ctx.close();
+  });
 });
 
 /** The device token the page stored after sign-in. */

@@ -107,7 +107,9 @@ export function Channels() {
             onCancel={() => setSelected(null)}
           />
         ) : current ? (
-          <div className="stack">
+          // Keyed by channel, so a shown-once secret, a half-filled form and a late answer stay with the
+          // channel they belong to instead of showing under the next one opened.
+          <div className="stack" key={current.id}>
             {created?.id === current.id ? (
               <ShownOnce label="Channel key (shown once)" token={created.token} />
             ) : null}
@@ -123,7 +125,6 @@ export function Channels() {
             ) : (
               <>
                 <ChannelForm
-                  key={current.id}
                   channel={current}
                   channels={channels}
                   onSaved={() => void reload()}
