@@ -124,11 +124,7 @@ export function Channels() {
               </p>
             ) : (
               <>
-                <ChannelForm
-                  channel={current}
-                  channels={channels}
-                  onSaved={() => void reload()}
-                />
+                <ChannelForm channel={current} channels={channels} onSaved={() => void reload()} />
                 <fieldset className="card stack">
                   <legend>Logo</legend>
                   {current.image ? (
