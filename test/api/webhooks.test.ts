@@ -152,6 +152,36 @@ describe('GET|POST /webhook/{token}', () => {
     expect((await t.request('GET', w.path)).body).toMatchObject({ message: 'fallback' });
   });
 
+  it('a body that cannot be read is 400 with the error body in both modes, and nothing is sent', async () => {
+    const c = await makeChannel(t, dev);
+    const w = await makeWebhook(c.id, { name: 'Broken' });
+    const broken = await t.request('POST', w.path, {
+      body: '--x\r\nContent-Disposition: form-data; name="message"\r\n\r\nno closing boundary',
+      headers: { 'Content-Type': 'multipart/form-data; boundary=x' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toEqual({
+      error: 'Bad Request',
+      errorCode: 400,
+      errorDescription: 'invalid multipart body',
+    });
+    const withFile = new FormData();
+    withFile.append('message', 'x');
+    withFile.append('attachment', new Blob(['data']), 'a.txt');
+    const file = await t.request('POST', w.path, { body: withFile });
+    expect(file.status).toBe(400);
+    expect(file.body.errorDescription).toBe('invalid multipart body: files are not accepted');
+    const fixed = await makeWebhook(c.id, { name: 'Static', mode: 'static', text: 'ring' });
+    const json = await t.request('POST', fixed.path, {
+      body: '{"message": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(json.status).toBe(400);
+    expect(json.body.errorDescription).toBe('malformed JSON body');
+    const listed = await t.request('GET', `/application/${c.id}/message`, { token: dev });
+    expect(listed.body.messages).toEqual([]);
+  });
+
   it('a browser-style cross-origin POST needs no preflight and can read the answer', async () => {
     const c = await makeChannel(t, dev);
     const w = await makeWebhook(c.id, { name: 'Browser' });

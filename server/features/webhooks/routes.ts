@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import multer from 'multer';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { principalOf, TOK } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
+import { formFieldsOnly } from '../../http/upload';
 import { idParam, parse, parseBody } from '../../http/validate';
 import { MESSAGE_MAX_CHARS, PRIORITY_MAX, PRIORITY_MIN, TITLE_MAX_CHARS } from '../../lib/limits';
 import {
@@ -41,7 +41,7 @@ const dynamicInput = z.object({
   priority: z.preprocess(blank, z.coerce.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX).optional()),
 });
 const WRITE = { ...TOK, access: 'write' } as const;
-const formData = multer({ limits: { fileSize: 0, files: 0, fields: 20 } }).none();
+const formData = formFieldsOnly(20);
 
 /** Simple CORS: any page may call the URL and read the answer; no credentials are involved. */
 function openCors(res: Response): void {
