@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deviceToken, makeChannel, makeUser, sudo } from '../helpers/factories';
+import { apiToken, deviceToken, makeChannel, makeUser, sudo } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
 /**
@@ -85,11 +85,16 @@ interface Sent {
 }
 
 /** One request; a streaming answer (SSE) is cut off after its status line and headers. */
-async function send(method: string, path: string, token: string, body?: { body: string; type: string }) {
+async function send(
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: { body: string; type: string },
+) {
   const res = await fetch(t.url + path, {
     method,
     headers: {
-      Authorization: `Bearer ${token}`,
+      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
       ...(body ? { 'Content-Type': body.type } : {}),
     },
     body: body?.body,
@@ -153,4 +158,45 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
   }
   expect(found).toEqual([]);
   expect(requests).toBeGreaterThan(1000);
+}, 180_000);
+
+it('every mounted route answers missing, garbage and wrong-kind credentials with a 4xx error body; only the public ones answer without', async () => {
+  const owner = makeUser(t);
+  const device = await deviceToken(t, owner, 'owner');
+  const channel = await makeChannel(t, device.token);
+  const readOnly = await apiToken(t, device, { access: 'read' });
+  const plain = await deviceToken(t, makeUser(t), 'no sudo, not admin');
+  const credentials: [string, string | undefined][] = [
+    ['no credentials', undefined],
+    ['a garbage token', 'not-a-token'],
+    ['a well-formed unknown device token', `C${'x'.repeat(22)}`],
+    ['a channel key', channel.token],
+    ['a read-only API token', readOnly.token],
+    ['a plain user without sudo', plain.token],
+  ];
+  const found: string[] = [];
+  const accepted: Record<string, string[]> = Object.fromEntries(credentials.map(([what]) => [what, []]));
+  for (const route of [...t.server.mounted].sort()) {
+    const [method, expressPath] = route.split(' ') as [string, string];
+    if (expressPath === '/ws') continue;
+    const path = expressPath.replace(/\*\w+/g, 'a/b').replace(/:\w+/g, String(channel.id));
+    const body = method === 'GET' ? undefined : { body: '{}', type: 'application/json' };
+    for (const [what, token] of credentials) {
+      const r = await send(method, path, token, body);
+      found.push(...problems(route, what, r));
+      if (r.status < 400) accepted[what]!.push(route);
+    }
+  }
+  expect(found).toEqual([]);
+  // The spec's public routes that need no input (sign-in, reset and /webhook/{token} need a body or a
+  // real token, so they answer 4xx here). Logout answers 200 even without a token (spec).
+  const open = ['GET /gotifyinfo', 'GET /health', 'GET /serverinfo', 'GET /version', 'POST /auth/logout'];
+  expect(accepted['no credentials']).toEqual(open);
+  expect(accepted['a garbage token']).toEqual(open);
+  expect(accepted['a well-formed unknown device token']).toEqual(open);
+  // A channel key sends (with a body this one lacks) and reads its own channel: nothing else.
+  expect(accepted['a channel key']).toEqual(open);
+  // A read-only API token changes nothing.
+  const writes = accepted['a read-only API token']!.filter((r) => !r.startsWith('GET ') && !open.includes(r));
+  expect(writes).toEqual([]);
 }, 180_000);
