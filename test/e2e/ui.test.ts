@@ -207,6 +207,10 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     p.on('dialog', (d) => void d.accept());
     await signIn(p, u.email, u.password);
     await p.getByRole('link', { name: 'Account', exact: true }).click();
+    // The usage chart's code is a chunk of its own, loaded when the card first shows.
+    await expect
+      .poll(() => p.getByRole('figure', { name: 'Events per hour today (UTC)' }).locator('svg').count())
+      .toBeGreaterThan(0);
     await p.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
     // The API asks for sudo first: the dialog confirms with the password and the action is retried.
     await p.getByRole('dialog').getByLabel('Password', { exact: true }).fill(u.password);

@@ -1,9 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { get, post } from '../../api/client';
 import type { QuotaBreakdown } from '../../api/types';
 import { useSession } from '../../app/session';
 import { ErrorText, Field, useAction } from '../../components/ui';
+
+// Loaded on first use: the chart library is about half of the renderer's JavaScript.
+const HourlyChart = lazy(() => import('./HourlyChart'));
 
 export function PlanAndQuota() {
   const { user, refreshUser } = useSession();
@@ -33,15 +35,9 @@ export function PlanAndQuota() {
           </p>
           <progress max={100} value={pct} aria-label="Share of today's events used" />
           <figure className="chart" aria-label="Events per hour today (UTC)">
-            <ResponsiveContainer width="100%" height={180}>
-              <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="hour" tick={{ fontSize: 11 }} interval={2} />
-                <YAxis allowDecimals={false} tick={{ fontSize: 11 }} />
-                <Tooltip />
-                <Bar dataKey="events" fill="var(--accent)" isAnimationActive={false} />
-              </BarChart>
-            </ResponsiveContainer>
+            <Suspense fallback={<div className="chart-placeholder" aria-hidden="true" />}>
+              <HourlyChart data={data} />
+            </Suspense>
             <figcaption className="hint">
               Events per hour today (UTC). Stored: {quota.storage.messages} messages.
             </figcaption>
