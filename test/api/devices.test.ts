@@ -356,6 +356,13 @@ describe('mutes (subscriptions)', () => {
       (await t.request('POST', '/device/me/subscriptions', { token: d.token, json: { channelId: 999999 } }))
         .status,
     ).toBe(400);
+    // Unmuting someone else's channel (or one that does not exist) is 400 like muting it.
+    const foreign = insertChannelRow(t, makeUser(t).id);
+    for (const id of [foreign, 999999]) {
+      const res = await t.request('DELETE', `/device/me/subscriptions/${id}`, { token: d.token });
+      expect(res.status).toBe(400);
+      expect(res.body.errorDescription).toBe(`channel ${id} not found`);
+    }
   });
 
   test('/device/me/subscriptions answers 403 for an API token', async () => {

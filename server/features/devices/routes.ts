@@ -142,8 +142,9 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
     const p = principalOf(req);
     return { channelIds: muteChannel(ctx, p.userId, p.deviceId!, parseBody(req, muteBody).channelId) };
   });
-  t.delete('/device/me/subscriptions/:channel_id', DEV, (req) => ({
-    channelIds: unmuteChannel(ctx, principalOf(req).deviceId!, idParam(req, 'channel_id')),
-  }));
+  t.delete('/device/me/subscriptions/:channel_id', DEV, (req) => {
+    const p = principalOf(req);
+    return { channelIds: unmuteChannel(ctx, p.userId, p.deviceId!, idParam(req, 'channel_id')) };
+  });
   return t;
 }

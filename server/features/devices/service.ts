@@ -313,7 +313,14 @@ export function muteChannel(ctx: AppContext, userId: number, deviceId: number, c
   return mutedChannels(ctx.db, deviceId);
 }
 
-export function unmuteChannel(ctx: AppContext, deviceId: number, channelId: number): number[] {
+/** Unmutes; a channel that is neither muted here nor the caller's is 400, as for muting. */
+export function unmuteChannel(
+  ctx: AppContext,
+  userId: number,
+  deviceId: number,
+  channelId: number,
+): number[] {
+  if (!mutedChannels(ctx.db, deviceId).includes(channelId)) checkChannels(ctx, userId, [channelId]);
   ctx.db.transaction(() => removeMute(ctx.db, deviceId, channelId));
   return mutedChannels(ctx.db, deviceId);
 }
