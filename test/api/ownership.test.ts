@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { apiToken, deviceToken, makeChannel, makeUser, sendMessage, sudo } from '../helpers/factories';
+import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
+
+/**
+ * "Someone else's resource", for every mounted route at once: user A owns one of each kind of thing
+ * (devices, channels, a key, a webhook, a share, an API token, messages); user B, signed in with sudo
+ * open but no admin rights, calls every route that takes an id with each of A's ids. No call may
+ * succeed, and A's things must be unchanged afterwards.
+ */
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** The body of a 200, or a thrown error naming the setup step that failed. */
+function ok<T>(res: ApiResponse, what: string): T {
+  if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
+  return res.body as T;
+}
+
+it("no route lets a user read, change or delete another user's resources by id", async () => {
+  // B first, so that A's ids are the newer ones in every table.
+  const b = makeUser(t);
+  const bDevice = await deviceToken(t, b, 'b');
+  await sudo(t, bDevice, b.password);
+
+  // Every table's next id starts in a range of its own, so one of A's ids names one thing only and
+  // never one of B's (a device id equal to a channel id would blur what a 2xx means).
+  const db = t.server.ctx.db;
+  db.transaction(() => {
+    const tables = db.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%' ORDER BY name",
+    );
+    tables.forEach(({ name }, i) => {
+      db.run('DELETE FROM sqlite_sequence WHERE name = ?', [name]);
+      db.run('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)', [name, (i + 1) * 1000]);
+    });
+  });
+
+  const a = makeUser(t);
+  const aDevice = await deviceToken(t, a, 'a phone');
+  const aOther = await deviceToken(t, a, 'a laptop');
+  const parent = await makeChannel(t, aDevice.token, { name: 'A parent' });
+  const child = await makeChannel(t, aDevice.token, { name: 'A child', parentId: parent.id });
+  const key: { id: number } = ok(
+    await t.request('POST', `/application/${parent.id}/token`, { token: aDevice.token, json: { name: 'k' } }),
+    'channel key',
+  );
+  const hook: { id: number } = ok(
+    await t.request('POST', `/application/${parent.id}/webhook`, {
+      token: aDevice.token,
+      json: { name: 'w' },
+    }),
+    'webhook',
+  );
+  const share: { id: number } = ok(
+    await t.request('POST', `/application/${parent.id}/share`, {
+      token: aDevice.token,
+      json: { email: 'someone-else@example.com', permission: 'view' },
+    }),
+    'share',
+  );
+  const token = await apiToken(t, aDevice, { name: 'a token' });
+  const m1 = await sendMessage(t, parent.token, { message: 'first' });
+  const m2 = await sendMessage(t, child.token, { message: 'second' });
+  const aIds = [
+    a.id,
+    aDevice.id,
+    aOther.id,
+    parent.id,
+    child.id,
+    key.id,
+    hook.id,
+    share.id,
+    token.id,
+    m1.id,
+    m2.id,
+  ];
+
+  // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
+  const bOwn = new Set<number>([b.id, bDevice.id]);
+  for (const c of ok<{ id: number }[]>(
+    await t.request('GET', '/application', { token: bDevice.token }),
+    'b channels',
+  ))
+    bOwn.add(c.id);
+  const bMessages: { messages: { id: number }[] } = ok(
+    await t.request('GET', '/message', { token: bDevice.token }),
+    'b messages',
+  );
+  for (const m of bMessages.messages) bOwn.add(m.id);
+  const ids = [...new Set(aIds)].filter((id) => !bOwn.has(id));
+  expect(ids.length).toBeGreaterThan(5);
+
+  const succeeded: string[] = [];
+  let calls = 0;
+  for (const route of [...t.server.mounted].sort()) {
+    const [method, expressPath] = route.split(' ') as [string, string];
+    if (!/:\w+/.test(expressPath) || expressPath === '/webhook/:token') continue;
+    for (const id of ids) {
+      const path = expressPath.replace(/:\w+/g, String(id));
+      const bodies = method === 'GET' ? [undefined] : [{}, { name: 'taken by b', message: 'x', ids: [id] }];
+      for (const json of bodies) {
+        calls++;
+        const res = await t.request(method, path, { token: bDevice.token, ...(json ? { json } : {}) });
+        if (res.status < 400)
+          succeeded.push(`${method} ${path} ${JSON.stringify(json ?? '')}: ${res.status}`);
+      }
+    }
+  }
+  expect(succeeded).toEqual([]);
+  expect(calls).toBeGreaterThan(200);
+
+  // A's things are all still there and unchanged.
+  const channels: { id: number; name: string }[] = ok(
+    await t.request('GET', '/application', { token: aDevice.token }),
+    'a channels',
+  );
+  expect(channels.filter((c) => c.id === parent.id || c.id === child.id).map((c) => c.name)).toEqual([
+    'A parent',
+    'A child',
+  ]);
+  const messages: { messages: { id: number; read?: boolean }[] } = ok(
+    await t.request('GET', '/message', { token: aDevice.token }),
+    'a messages',
+  );
+  expect(messages.messages.filter((m) => m.id === m1.id || m.id === m2.id)).toHaveLength(2);
+  expect(messages.messages.some((m) => m.read)).toBe(false);
+  const devices: { id: number; name: string }[] = ok(
+    await t.request('GET', '/client', { token: aDevice.token }),
+    'a devices',
+  );
+  expect(devices.map((d) => d.name).sort()).toEqual(['a laptop', 'a phone']);
+  const keys: { id: number }[] = ok(
+    await t.request('GET', `/application/${parent.id}/token`, { token: aDevice.token }),
+    'a keys',
+  );
+  expect(keys.map((k) => k.id)).toContain(key.id);
+  const hooks: { id: number; name: string }[] = ok(
+    await t.request('GET', `/application/${parent.id}/webhook`, { token: aDevice.token }),
+    'a webhooks',
+  );
+  expect(hooks.map((w) => w.name)).toEqual(['w']);
+  const tokens: { id: number }[] = ok(
+    await t.request('GET', '/api-token', { token: aDevice.token }),
+    'a tokens',
+  );
+  expect(tokens.map((x) => x.id)).toContain(token.id);
+  const shares: { id: number }[] = ok(
+    await t.request('GET', `/application/${parent.id}/share`, { token: aDevice.token }),
+    'a shares',
+  );
+  expect(shares.map((s) => s.id)).toContain(share.id);
+}, 120_000);
