@@ -22,7 +22,10 @@ function ok<T>(res: ApiResponse, what: string): T {
   return res.body as T;
 }
 
-it("no route lets a user read, change or delete another user's resources by id", async () => {
+/** Every name and text of A's carries this, so any of it in an answer to B is a leak. */
+const MARK = 'zqa';
+
+it("no route lets a user read, change or delete another user's resources", async () => {
   // B first, so that A's ids are the newer ones in every table.
   const b = makeUser(t);
   const bDevice = await deviceToken(t, b, 'b');
@@ -42,18 +45,21 @@ it("no route lets a user read, change or delete another user's resources by id",
   });
 
   const a = makeUser(t);
-  const aDevice = await deviceToken(t, a, 'a phone');
-  const aOther = await deviceToken(t, a, 'a laptop');
-  const parent = await makeChannel(t, aDevice.token, { name: 'A parent' });
-  const child = await makeChannel(t, aDevice.token, { name: 'A child', parentId: parent.id });
+  const aDevice = await deviceToken(t, a, 'zqa phone');
+  const aOther = await deviceToken(t, a, 'zqa laptop');
+  const parent = await makeChannel(t, aDevice.token, { name: 'zqa parent' });
+  const child = await makeChannel(t, aDevice.token, { name: 'zqa child', parentId: parent.id });
   const key: { id: number } = ok(
-    await t.request('POST', `/application/${parent.id}/token`, { token: aDevice.token, json: { name: 'k' } }),
+    await t.request('POST', `/application/${parent.id}/token`, {
+      token: aDevice.token,
+      json: { name: 'zqa key' },
+    }),
     'channel key',
   );
   const hook: { id: number } = ok(
     await t.request('POST', `/application/${parent.id}/webhook`, {
       token: aDevice.token,
-      json: { name: 'w' },
+      json: { name: 'zqa hook' },
     }),
     'webhook',
   );
@@ -64,9 +70,9 @@ it("no route lets a user read, change or delete another user's resources by id",
     }),
     'share',
   );
-  const token = await apiToken(t, aDevice, { name: 'a token' });
-  const m1 = await sendMessage(t, parent.token, { message: 'first' });
-  const m2 = await sendMessage(t, child.token, { message: 'second' });
+  const token = await apiToken(t, aDevice, { name: 'zqa token' });
+  const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
+  const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
     a.id,
     aDevice.id,
@@ -97,6 +103,7 @@ it("no route lets a user read, change or delete another user's resources by id",
   expect(ids.length).toBeGreaterThan(5);
 
   const succeeded: string[] = [];
+  const leaked: string[] = [];
   let calls = 0;
   for (const route of [...t.server.mounted].sort()) {
     const [method, expressPath] = route.split(' ') as [string, string];
@@ -107,6 +114,7 @@ it("no route lets a user read, change or delete another user's resources by id",
       for (const json of bodies) {
         calls++;
         const res = await t.request(method, path, { token: bDevice.token, ...(json ? { json } : {}) });
+        if (res.text.includes(MARK)) leaked.push(`${method} ${path}: ${res.text.slice(0, 200)}`);
         if (res.status < 400)
           succeeded.push(`${method} ${path} ${JSON.stringify(json ?? '')}: ${res.status}`);
       }
@@ -115,14 +123,44 @@ it("no route lets a user read, change or delete another user's resources by id",
   expect(succeeded).toEqual([]);
   expect(calls).toBeGreaterThan(200);
 
+  // Routes without an id, given A's ids in the body and the query: whatever they answer, nothing of
+  // A's may come back and nothing of A's may change (checked below).
+  const refs = {
+    id: parent.id,
+    ids: [m1.id, m2.id],
+    appId: parent.id,
+    appIds: [parent.id, child.id],
+    channelId: parent.id,
+    channelIds: [parent.id, child.id],
+    parentId: parent.id,
+    shareId: share.id,
+    name: 'b thing',
+    message: 'b says',
+  };
+  const query = `?appId=${parent.id}&q=first&recursive=1&channelId=${parent.id}&limit=100`;
+  const sessionEnders = new Set(['POST /auth/logout', 'GET /stream', 'GET /ws']);
+  for (const route of [...t.server.mounted].sort()) {
+    const [method, path] = route.split(' ') as [string, string];
+    if (/:\w+/.test(path) || sessionEnders.has(route)) continue;
+    calls++;
+    const res = await t.request(method, path + query, {
+      token: bDevice.token,
+      ...(method === 'GET' ? {} : { json: refs }),
+    });
+    if (res.text.includes(MARK)) leaked.push(`${route}: ${res.text.slice(0, 200)}`);
+  }
+  expect(leaked).toEqual([]);
+  // B is still signed in: the sweep really ran as B to the end.
+  expect((await t.request('GET', '/current/user', { token: bDevice.token })).status).toBe(200);
+
   // A's things are all still there and unchanged.
   const channels: { id: number; name: string }[] = ok(
     await t.request('GET', '/application', { token: aDevice.token }),
     'a channels',
   );
   expect(channels.filter((c) => c.id === parent.id || c.id === child.id).map((c) => c.name)).toEqual([
-    'A parent',
-    'A child',
+    'zqa parent',
+    'zqa child',
   ]);
   const messages: { messages: { id: number; read?: boolean }[] } = ok(
     await t.request('GET', '/message', { token: aDevice.token }),
@@ -134,7 +172,7 @@ it("no route lets a user read, change or delete another user's resources by id",
     await t.request('GET', '/client', { token: aDevice.token }),
     'a devices',
   );
-  expect(devices.map((d) => d.name).sort()).toEqual(['a laptop', 'a phone']);
+  expect(devices.map((d) => d.name).sort()).toEqual(['zqa laptop', 'zqa phone']);
   const keys: { id: number }[] = ok(
     await t.request('GET', `/application/${parent.id}/token`, { token: aDevice.token }),
     'a keys',
@@ -144,7 +182,7 @@ it("no route lets a user read, change or delete another user's resources by id",
     await t.request('GET', `/application/${parent.id}/webhook`, { token: aDevice.token }),
     'a webhooks',
   );
-  expect(hooks.map((w) => w.name)).toEqual(['w']);
+  expect(hooks.map((w) => w.name)).toEqual(['zqa hook']);
   const tokens: { id: number }[] = ok(
     await t.request('GET', '/api-token', { token: aDevice.token }),
     'a tokens',
