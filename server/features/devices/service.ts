@@ -19,7 +19,7 @@ import {
   listDevices,
   mutedChannels,
   oldestActiveDevice,
-  ownsChannel,
+  receivesChannel,
   removeMute,
   renameDevice as renameDeviceRow,
   setDeviceStatus as setDeviceStatusRow,
@@ -288,7 +288,7 @@ export function mutedChannelIds(ctx: AppContext, deviceId: number): number[] {
 
 function checkChannels(ctx: AppContext, userId: number, ids: readonly number[]): void {
   for (const id of ids)
-    if (!ownsChannel(ctx.db, userId, id)) throw errors.badRequest(`channel ${id} not found`);
+    if (!receivesChannel(ctx.db, userId, id)) throw errors.badRequest(`channel ${id} not found`);
 }
 
 export function replaceMutes(
@@ -299,7 +299,13 @@ export function replaceMutes(
 ): number[] {
   getDevice(ctx, userId, deviceId);
   const unique = [...new Set(channelIds)];
-  checkChannels(ctx, userId, unique);
+  // A mute kept from a share that has since ended may be sent back as it is; new ones must be received.
+  const current = new Set(mutedChannels(ctx.db, deviceId));
+  checkChannels(
+    ctx,
+    userId,
+    unique.filter((id) => !current.has(id)),
+  );
   ctx.db.transaction(() => {
     clearMutes(ctx.db, deviceId);
     for (const c of unique) addMute(ctx.db, deviceId, c, ctx.clock.now());
@@ -313,7 +319,7 @@ export function muteChannel(ctx: AppContext, userId: number, deviceId: number, c
   return mutedChannels(ctx.db, deviceId);
 }
 
-/** Unmutes; a channel that is neither muted here nor the caller's is 400, as for muting. */
+/** Unmutes; a channel that is neither muted here nor one the caller receives is 400, as for muting. */
 export function unmuteChannel(
   ctx: AppContext,
   userId: number,
