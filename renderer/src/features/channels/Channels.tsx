@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { api, del, get } from '../../api/client';
+import { api, del, get, post } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, PriorityBadge, useAction } from '../../components/ui';
 import { ChannelForm } from './ChannelForm';
@@ -33,6 +33,15 @@ export function Channels() {
       )
         return;
       await del(`/application/${c.id}`);
+      setSelected(null);
+      await reload();
+    });
+
+  const leave = (c: Channel) =>
+    act.run(async () => {
+      if (!confirm(`Leave “${c.name}”? Its messages stop coming to you; the owner can invite you again.`))
+        return;
+      await post('/share/leave', { appid: c.id });
       setSelected(null);
       await reload();
     });
@@ -118,10 +127,15 @@ export function Channels() {
                 This is Belfry’s own channel for messages to you; it cannot be changed.
               </p>
             ) : current.shared ? (
-              <p className="notice">
-                Shared with you ({current.sharePermission}
-                {current.canShare ? ', may reshare' : ''}).
-              </p>
+              <div className="notice row wrap">
+                <span className="grow">
+                  Shared with you ({current.sharePermission}
+                  {current.canShare ? ', may reshare' : ''}).
+                </span>
+                <button type="button" className="danger" onClick={() => void leave(current)}>
+                  Leave channel
+                </button>
+              </div>
             ) : (
               <>
                 <ChannelForm channel={current} channels={channels} onSaved={() => void reload()} />

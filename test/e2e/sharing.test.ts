@@ -1,0 +1,100 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
+import { startTestServer, type TestServer } from '../helpers/test-server';
+import { type BrowserHandle, ensureRendererBuilt, hasChromium, launchBrowser } from './browser';
+
+/**
+ * Sharing a channel through the UI, both people in their own browser: the owner invites by email, the
+ * recipient accepts, receives, mutes it on this device, and leaves; the owner sees each step.
+ */
+describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
+  let t: TestServer;
+  let b: BrowserHandle;
+  let owner: Page;
+  let friend: Page;
+  const people = { owner: { email: '', password: '' }, friend: { email: '', password: '' } };
+  let channel: { id: number; token: string };
+
+  const signIn = async (p: Page, who: { email: string; password: string }) => {
+    await p.goto(t.url);
+    await p.getByLabel('Email', { exact: true }).fill(who.email);
+    await p.getByLabel('Password', { exact: true }).fill(who.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { name: 'All messages' }).waitFor({ timeout: 20_000 });
+  };
+  const openChannels = (p: Page) => p.getByRole('link', { name: 'Channels', exact: true }).click();
+  const treeButton = (p: Page, name: string) =>
+    p.getByRole('list', { name: 'Channel tree' }).getByRole('button', { name: new RegExp(`^${name}`) });
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    t = await startTestServer();
+    b = await launchBrowser();
+    people.owner = makeUser(t, { email: 'owner@example.com' });
+    people.friend = makeUser(t, { email: 'friend@example.com' });
+    channel = await makeChannel(t, (await deviceToken(t, people.owner, 'setup')).token, { name: 'Deploys' });
+    ({ page: owner } = await b.newPage());
+    ({ page: friend } = await b.newPage());
+    for (const p of [owner, friend]) p.on('dialog', (d) => void d.accept());
+    await signIn(owner, people.owner);
+    await signIn(friend, people.friend);
+  }, 240_000);
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  it('the owner invites by email and sees the share pending', async () => {
+    await openChannels(owner);
+    await treeButton(owner, 'Deploys').click();
+    await owner.getByRole('textbox', { name: 'Invite by email' }).fill(people.friend.email);
+    await owner.getByRole('button', { name: 'Invite' }).click();
+    const details = owner.getByRole('region', { name: 'Channel details' });
+    await expect
+      .poll(() => details.getByRole('listitem').filter({ hasText: people.friend.email }).textContent())
+      .toContain('pending');
+  });
+
+  it('the recipient accepts, gets the channel in the tree, and receives its messages', async () => {
+    await openChannels(friend);
+    const incoming = friend.getByRole('region', { name: 'Shared with you' });
+    await expect.poll(() => incoming.getByText('Deploys').isVisible()).toBe(true);
+    expect(await incoming.getByText(`from ${people.owner.email}`, { exact: false }).isVisible()).toBe(true);
+    await incoming.getByRole('button', { name: 'Accept' }).click();
+    await expect.poll(() => treeButton(friend, 'Deploys').isVisible()).toBe(true);
+    expect(await treeButton(friend, 'Deploys').textContent()).toContain('shared (view)');
+    await friend.getByRole('link', { name: 'Inbox', exact: true }).click();
+    await expect.poll(() => friend.getByText('Live', { exact: true }).isVisible()).toBe(true);
+    await sendMessage(t, channel.token, { title: 'Deployed v2', message: 'to production' });
+    await expect.poll(() => friend.getByRole('heading', { name: 'Deployed v2' }).isVisible()).toBe(true);
+  });
+
+  it('the recipient mutes the shared channel on this device', async () => {
+    await friend.getByRole('link', { name: 'Devices', exact: true }).click();
+    await friend
+      .locator('.device', { hasText: 'this device' })
+      .getByRole('button', { name: /^Muted channels of/ })
+      .click();
+    const dialog = friend.getByRole('dialog');
+    await dialog.getByLabel('Mute Deploys', { exact: true }).check();
+    await dialog.getByRole('button', { name: 'Save mutes' }).click();
+    await expect.poll(() => friend.getByRole('dialog').count()).toBe(0);
+    const token = (await friend.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
+    const mutes = await t.request('GET', '/device/me/subscriptions', { token });
+    expect(mutes.body).toEqual({ channelIds: [channel.id] });
+  });
+
+  it('the recipient leaves; the channel is gone for them and the owner sees the share declined', async () => {
+    await openChannels(friend);
+    await treeButton(friend, 'Deploys').click();
+    await friend.getByRole('button', { name: 'Leave channel' }).click();
+    await expect.poll(() => treeButton(friend, 'Deploys').count()).toBe(0);
+    await owner.reload();
+    await treeButton(owner, 'Deploys').click();
+    const details = owner.getByRole('region', { name: 'Channel details' });
+    await expect
+      .poll(() => details.getByRole('listitem').filter({ hasText: people.friend.email }).textContent())
+      .toContain('declined');
+  });
+});
