@@ -63,6 +63,9 @@ export async function launchBrowser(): Promise<BrowserHandle> {
           ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
           : { viewport: { width: 1280, height: 820 } },
       );
+      // A click or fill on an element that never shows fails after 15 s naming the locator, instead of
+      // waiting out the test's timeout with no word on what it was waiting for.
+      context.setDefaultTimeout(15_000);
       const page = await context.newPage();
       return { context, page };
     },
@@ -80,4 +83,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
       : join(ROOT, 'test', 'e2e', 'screenshots');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
+}
+
+/** Signs in on the sign-in screen and waits for the inbox (an account without two-factor sign-in). */
+export async function signInToInbox(page: Page, url: string, who: { email: string; password: string }) {
+  await page.goto(url);
+  await page.getByLabel('Email', { exact: true }).fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'All messages' }).waitFor({ timeout: 20_000 });
 }

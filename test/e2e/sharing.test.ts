@@ -2,7 +2,13 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
-import { type BrowserHandle, ensureRendererBuilt, hasChromium, launchBrowser } from './browser';
+import {
+  type BrowserHandle,
+  ensureRendererBuilt,
+  hasChromium,
+  launchBrowser,
+  signInToInbox,
+} from './browser';
 
 /**
  * Sharing a channel through the UI, both people in their own browser: the owner invites by email, the
@@ -16,13 +22,7 @@ describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
   const people = { owner: { email: '', password: '' }, friend: { email: '', password: '' } };
   let channel: { id: number; token: string };
 
-  const signIn = async (p: Page, who: { email: string; password: string }) => {
-    await p.goto(t.url);
-    await p.getByLabel('Email', { exact: true }).fill(who.email);
-    await p.getByLabel('Password', { exact: true }).fill(who.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.getByRole('heading', { name: 'All messages' }).waitFor({ timeout: 20_000 });
-  };
+  const signIn = (p: Page, who: { email: string; password: string }) => signInToInbox(p, t.url, who);
   const openChannels = (p: Page) => p.getByRole('link', { name: 'Channels', exact: true }).click();
   const treeButton = (p: Page, name: string) =>
     p.getByRole('list', { name: 'Channel tree' }).getByRole('button', { name: new RegExp(`^${name}`) });
