@@ -133,4 +133,23 @@ describe.skipIf(!hasChromium)('more screens in Chromium', () => {
     await mail.click();
     await expect.poll(() => page.locator('.mail-text').textContent()).toMatch(/reset-password/);
   });
+
+  it('pages the user list: no "Load more" on exactly one full page, and the next page when there is one', async () => {
+    const count = async () =>
+      (await t.request('GET', '/user?limit=200', { token: await token() })).body.users.length;
+    for (let n = await count(); n < 100; n++) makeUser(t);
+    expect(await count()).toBe(100);
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    const rows = page.getByRole('table').locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(100);
+    expect(await page.getByRole('button', { name: 'Load more users' }).count()).toBe(0);
+    makeUser(t, { email: 'number-101@example.com' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Load more users' }).click();
+    await expect.poll(() => rows.count()).toBe(101);
+    expect(await page.getByRole('cell', { name: 'number-101@example.com', exact: true }).isVisible()).toBe(
+      true,
+    );
+    expect(await page.getByRole('button', { name: 'Load more users' }).count()).toBe(0);
+  });
 });

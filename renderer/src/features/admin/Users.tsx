@@ -15,10 +15,11 @@ export function Users() {
   const act = useAction();
 
   const fetchPage = useCallback(async (after?: number) => {
-    const r = await get<{ users: User[]; paging: { size: number; limit: number } }>(
+    const r = await get<{ users: User[]; paging: { size: number; limit: number; next?: string } }>(
       `/user${query({ limit: PAGE, since: after })}`,
     );
-    setMore(r.users.length === PAGE);
+    // The server says whether another page follows (it reads one row past the page to know).
+    setMore(r.paging.next !== undefined);
     return r.users;
   }, []);
   const reload = useCallback(() => load.run(async () => setUsers(await fetchPage())), [load.run, fetchPage]);
