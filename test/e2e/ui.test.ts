@@ -142,8 +142,8 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await page.getByLabel('Search messages', { exact: true }).fill('backup');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Search: backup' }).isVisible()).toBe(true);
-    // The list empties while the search loads, so both headings are read in one poll: the old list
-    // shows both, the loading list neither, and only the result shows exactly the match.
+    // Both headings are read in one poll: the old list (kept, dimmed, while the search loads) shows
+    // both, and only the result shows exactly the match.
     const shown = async () => ({
       backup: await page.getByRole('heading', { name: 'Backup finished' }).count(),
       disk: await page.getByRole('heading', { name: 'Disk almost full' }).count(),
@@ -283,6 +283,55 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
       'quiet one',
     ]);
     expect(await p.getByRole('button', { name: 'Load older messages' }).count()).toBe(0);
+    await ctx.close();
+  });
+
+  it('keeps a message that arrives live while a channel loads, though the first page was read before it', async () => {
+    const u = makeUser(t);
+    const setup = await deviceToken(t, u, 'setup');
+    const first = await makeChannel(t, setup.token, { name: 'First' });
+    const second = await makeChannel(t, setup.token, { name: 'Second' });
+    await sendMessage(t, first.token, { title: 'first one' });
+    await sendMessage(t, second.token, { title: 'second old' });
+    const { context: ctx, page: p } = await b.newPage();
+    let framed = () => {};
+    const liveFrame = new Promise<void>((r) => {
+      framed = r;
+    });
+    p.on('websocket', (socket) =>
+      socket.on('framereceived', (f) => {
+        if (String(f.payload).includes('second live')) framed();
+      }),
+    );
+    await signIn(p, u.email, u.password);
+    await expect.poll(() => p.getByText('Live', { exact: true }).isVisible()).toBe(true);
+    // Second's first page is read from the server at once but handed to the page only later.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let served = () => {};
+    const answered = new Promise<void>((r) => {
+      served = r;
+    });
+    await p.route(`**/application/${second.id}/message?*`, async (route) => {
+      const response = await route.fetch();
+      served();
+      await held;
+      await route.fulfill({ response });
+    });
+    await p.getByRole('button', { name: 'Second', exact: true }).click();
+    await answered;
+    await sendMessage(t, second.token, { title: 'second live' });
+    // Until then the previous list stays, dimmed and marked busy.
+    const list = p.getByRole('list', { name: 'Messages' });
+    await expect.poll(() => list.getByRole('heading', { name: 'first one' }).isVisible()).toBe(true);
+    expect(await list.getAttribute('aria-busy')).toBe('true');
+    await liveFrame; // the page has the live message while the first page is still held
+    release();
+    await expect
+      .poll(() => list.getByRole('heading').allTextContents())
+      .toEqual(['second live', 'second old']);
     await ctx.close();
   });
 

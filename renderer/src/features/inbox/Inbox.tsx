@@ -49,15 +49,21 @@ export function Inbox() {
   // Which list is shown (channel + search). A page that answers after the view changed belongs to
   // the old list and is dropped, the first page and the "older" pages alike.
   const view = useRef(0);
+  // While a view loads, the old list stays on screen, dimmed, and live messages for the new view wait
+  // here; they join the first page when it comes (those it does not hold yet are newer than it).
+  const arrived = useRef<Message[] | null>(null);
   useEffect(() => {
     const at = ++view.current;
+    arrived.current = [];
     setLoaded(false);
-    setMessages([]);
     setSince(undefined);
     void load.run(async () => {
       const page = await get<MessagePage>(pageUrl());
       if (view.current !== at) return;
-      setMessages(page.messages);
+      const held = new Set(page.messages.map((m) => m.id));
+      const newer = (arrived.current ?? []).filter((m) => !held.has(m.id));
+      arrived.current = null;
+      setMessages([...newer.sort((a, b) => b.id - a.id), ...page.messages]);
       setSince(page.paging.since);
       setLoaded(true);
     });
@@ -101,8 +107,8 @@ export function Inbox() {
         const f = filterRef.current;
         if (f.searching) return;
         if (f.visibleIds && !f.visibleIds.has(m.appid)) return;
-        setMessages((prev) => (prev.some((p) => p.id === m.id) ? prev : [m, ...prev]));
-        setLoaded(true);
+        if (arrived.current) arrived.current.push(m);
+        else setMessages((prev) => (prev.some((p) => p.id === m.id) ? prev : [m, ...prev]));
       }),
     [subscribe],
   );
@@ -203,7 +209,7 @@ export function Inbox() {
           <button
             type="button"
             onClick={() => void markAllRead()}
-            disabled={act.busy || unreadShown.length === 0}
+            disabled={act.busy || !loaded || unreadShown.length === 0}
           >
             Mark all read
           </button>
@@ -218,7 +224,11 @@ export function Inbox() {
             <FirstMessage channels={channels} channelId={channelId} onChannelsChanged={loadChannels} />
           )
         ) : null}
-        <ol className="message-list" aria-label="Messages">
+        <ol
+          className={loaded ? 'message-list' : 'message-list stale'}
+          aria-label="Messages"
+          aria-busy={!loaded}
+        >
           {shown.map((m) => (
             <MessageItem
               key={m.id}
