@@ -31,6 +31,9 @@ export function ensureRendererBuilt(): void {
       cwd: ROOT,
       stdio: 'inherit',
       timeout: 180_000,
+      // Vitest sets NODE_ENV=test, and vite would build React's development bundle with it: test (and
+      // leave in dist/) the production build users get.
+      env: { ...process.env, NODE_ENV: 'production' },
     },
   );
 }
