@@ -1,5 +1,5 @@
 import { generateSync } from 'otplib';
-import type { Page } from 'playwright-core';
+import type { Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
@@ -332,6 +332,39 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await expect
       .poll(() => list.getByRole('heading').allTextContents())
       .toEqual(['second live', 'second old']);
+    await ctx.close();
+  });
+
+  it('catches up on messages sent while the message socket was down, once it reconnects', async () => {
+    const u = makeUser(t);
+    const setup = await deviceToken(t, u, 'setup');
+    const channel = await makeChannel(t, setup.token, { name: 'Flaky wifi' });
+    await sendMessage(t, channel.token, { title: 'before the drop' });
+    const { context: ctx, page: p } = await b.newPage();
+    // The page's socket goes through this route; frames from the server can be swallowed, and the
+    // page side closed, as a network drop would.
+    let current: { ws: WebSocketRoute; drop: boolean } | undefined;
+    await p.routeWebSocket(/\/ws\?/, (ws) => {
+      const conn = { ws, drop: false };
+      current = conn;
+      const server = ws.connectToServer();
+      server.onMessage((frame) => {
+        if (!conn.drop) ws.send(frame);
+      });
+    });
+    await signIn(p, u.email, u.password);
+    await expect.poll(() => p.getByText('Live', { exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => p.getByRole('heading', { name: 'before the drop' }).isVisible()).toBe(true);
+    // The connection open now drops what the server sends, then closes; the reconnect is clean.
+    const dropped = current!;
+    dropped.drop = true;
+    await sendMessage(t, channel.token, { title: 'sent during the drop' });
+    await dropped.ws.close();
+    await expect.poll(() => p.getByText('Offline, retrying', { exact: true }).isVisible()).toBe(true);
+    await expect
+      .poll(() => p.getByRole('list', { name: 'Messages' }).getByRole('heading').allTextContents())
+      .toEqual(['sent during the drop', 'before the drop']);
+    expect(await p.getByText('Live', { exact: true }).isVisible()).toBe(true);
     await ctx.close();
   });
 

@@ -113,6 +113,32 @@ export function Inbox() {
     [subscribe],
   );
 
+  // After the socket comes back, fetch the newest page once: what was sent while it was down never
+  // arrives as a frame. (More than a page's worth missed leaves a gap until the next load.)
+  const pageUrlRef = useRef(pageUrl);
+  pageUrlRef.current = pageUrl;
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (live !== 'open') return;
+    if (!wasOpen.current) {
+      wasOpen.current = true;
+      return;
+    }
+    if (filterRef.current.searching || arrived.current) return; // search is not live; a load is coming
+    const at = view.current;
+    get<MessagePage>(pageUrlRef.current()).then(
+      (page) => {
+        if (view.current !== at) return;
+        setMessages((prev) => {
+          const have = new Set(prev.map((m) => m.id));
+          const newest = prev[0]?.id ?? 0;
+          return [...page.messages.filter((m) => !have.has(m.id) && m.id > newest), ...prev];
+        });
+      },
+      () => {},
+    );
+  }, [live]);
+
   const byId = useMemo(() => new Map(channels.map((c) => [c.id, c])), [channels]);
   const tree = useMemo(() => buildTree(channels), [channels]);
   const shown = unreadOnly ? messages.filter((m) => !m.read) : messages;
