@@ -97,4 +97,37 @@ describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
       .poll(() => details.getByRole('listitem').filter({ hasText: people.friend.email }).textContent())
       .toContain('declined');
   });
+
+  it('a signed-out person follows the emailed invitation, signs in, and joins with a sending token', async () => {
+    const late = makeUser(t, { email: 'late@example.com' });
+    await owner.getByRole('textbox', { name: 'Invite by email' }).fill(late.email);
+    await owner.getByLabel('Permission', { exact: true }).selectOption('send');
+    await owner.getByRole('button', { name: 'Invite' }).click();
+    let link = '';
+    await expect
+      .poll(() => {
+        const row = t.server.ctx.db.first<{ text: string }>(
+          'SELECT text FROM mail_outbox WHERE to_addr = ? ORDER BY id DESC LIMIT 1',
+          [late.email],
+        );
+        link = /https?:\/\/\S+share\/join\?token=[A-Za-z0-9_-]+/.exec(row?.text ?? '')?.[0] ?? '';
+        return link;
+      })
+      .not.toBe('');
+    const { context, page } = await b.newPage();
+    await page.goto(link);
+    await page.getByLabel('Email', { exact: true }).fill(late.email);
+    await page.getByLabel('Password', { exact: true }).fill(late.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Join with this account' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('You joined “Deploys”');
+    const sending = page.getByLabel('Your sending token (shown once)', { exact: true });
+    const token = await sending.inputValue();
+    const sent = await t.request('POST', '/message', { token, json: { message: 'from the late joiner' } });
+    expect(sent.status).toBe(200);
+    expect(sent.body.appid).toBe(channel.id);
+    await page.getByRole('link', { name: 'Open its messages' }).click();
+    await expect.poll(() => page.getByText('from the late joiner').isVisible()).toBe(true);
+    await context.close();
+  });
 });
