@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceToken, makeChannel, makeUser } from '../helpers/factories';
+import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
@@ -19,6 +19,7 @@ describe.skipIf(!hasChromium)('more screens in Chromium', () => {
   let b: BrowserHandle;
   let page: Page;
   let channel: { id: number };
+  let promptAnswer = '';
   const token = () => page.evaluate(() => localStorage.getItem('belfry.token')).then((v) => v ?? '');
 
   beforeAll(async () => {
@@ -27,7 +28,8 @@ describe.skipIf(!hasChromium)('more screens in Chromium', () => {
     b = await launchBrowser();
     channel = await makeChannel(t, (await deviceToken(t, t.admin, 'setup')).token, { name: 'Doorbell' });
     ({ page } = await b.newPage());
-    page.on('dialog', (d) => void d.accept());
+    // confirm() is accepted; prompt() gets `promptAnswer`.
+    page.on('dialog', (d) => void d.accept(d.type() === 'prompt' ? promptAnswer : undefined));
     await signInToInbox(page, t.url, t.admin);
   }, 240_000);
   afterAll(async () => {
@@ -151,5 +153,40 @@ describe.skipIf(!hasChromium)('more screens in Chromium', () => {
       true,
     );
     expect(await page.getByRole('button', { name: 'Load more users' }).count()).toBe(0);
+  });
+
+  it('rotates an API token (the old value stops working) and deletes it', async () => {
+    const made = await apiToken(t, { token: await token() }, { name: 'grafana', access: 'read' });
+    await page.getByRole('link', { name: 'API tokens', exact: true }).click();
+    await page.getByRole('button', { name: 'Rotate grafana' }).click();
+    const shown = page.getByLabel('Token “grafana” (shown once)', { exact: true });
+    await expect.poll(() => shown.inputValue()).toMatch(/^M[A-Za-z0-9]{22}$/);
+    const fresh = await shown.inputValue();
+    expect(fresh).not.toBe(made.token);
+    expect((await t.request('GET', '/message', { token: made.token })).status).toBe(401);
+    expect((await t.request('GET', '/message', { token: fresh })).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete grafana' }).click();
+    await expect.poll(() => page.getByRole('cell', { name: 'grafana', exact: true }).count()).toBe(0);
+    expect((await t.request('GET', '/message', { token: fresh })).status).toBe(401);
+  });
+
+  it('renames, suspends, reactivates and revokes another device', async () => {
+    const laptop = await deviceToken(t, t.admin, 'old laptop');
+    await page.getByRole('link', { name: 'Devices', exact: true }).click();
+    promptAnswer = 'Work laptop';
+    await page.getByRole('button', { name: 'Rename old laptop' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Rename Work laptop' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Suspend Work laptop' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Reactivate Work laptop' }).count()).toBe(1);
+    expect((await t.request('GET', '/message', { token: laptop.token })).status).toBe(401);
+    await page.getByRole('button', { name: 'Reactivate Work laptop' }).click();
+    await expect
+      .poll(async () => (await t.request('GET', '/message', { token: laptop.token })).status)
+      .toBe(200);
+    await page.getByRole('button', { name: 'Revoke Work laptop' }).click();
+    await expect
+      .poll(async () => (await t.request('GET', '/message', { token: laptop.token })).status)
+      .toBe(401);
+    await expect.poll(() => page.getByRole('button', { name: 'Reactivate Work laptop' }).count()).toBe(0);
   });
 });
