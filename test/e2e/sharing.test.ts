@@ -74,7 +74,7 @@ describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
     await friend.getByRole('link', { name: 'Devices', exact: true }).click();
     await friend
       .locator('.device', { hasText: 'this device' })
-      .getByRole('button', { name: /^Muted channels of/ })
+      .getByRole('button', { name: /^Mutes on/ })
       .click();
     const dialog = friend.getByRole('dialog');
     await dialog.getByLabel('Mute Deploys', { exact: true }).check();

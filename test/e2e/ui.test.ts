@@ -127,9 +127,9 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   });
 
   it('marks a message read', async () => {
-    await page.getByRole('button', { name: 'Mark “Backup finished” read' }).click();
+    await page.getByRole('button', { name: 'Mark read: “Backup finished”' }).click();
     await expect
-      .poll(() => page.getByRole('button', { name: 'Mark “Backup finished” read' }).count())
+      .poll(() => page.getByRole('button', { name: 'Mark read: “Backup finished”' }).count())
       .toBe(0);
     const list = (await t.request('GET', '/message', { token: await deviceTokenOf(page) })).body as {
       messages: { title: string; read?: boolean }[];

@@ -50,7 +50,9 @@ export function App() {
   if (!token) {
     return (
       <>
-        <ThemeToggle floating />
+        <header>
+          <ThemeToggle floating />
+        </header>
         <SignIn />
       </>
     );

@@ -113,7 +113,7 @@ export function Devices() {
               <button type="button" onClick={() => void rename(d)} aria-label={`Rename ${d.name}`}>
                 Rename
               </button>
-              <button type="button" onClick={() => setMuting(d)} aria-label={`Muted channels of ${d.name}`}>
+              <button type="button" onClick={() => setMuting(d)} aria-label={`Mutes on ${d.name}`}>
                 Mutes
               </button>
               {!d.current && d.status === 'active' ? (

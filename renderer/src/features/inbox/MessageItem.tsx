@@ -30,7 +30,7 @@ export function MessageItem({
     >
       <div className="message-head">
         {channel?.image ? <img src={channel.image} alt="" className="logo" /> : null}
-        <h3>{m.title || channel?.name || 'Message'}</h3>
+        <h2>{m.title || channel?.name || 'Message'}</h2>
         <PriorityBadge priority={m.priority} />
         {unread ? <span className="dot" title="Unread" /> : null}
       </div>
@@ -43,7 +43,7 @@ export function MessageItem({
       {isMarkdown(m.extras) ? <Markdown source={m.message} /> : <p className="message-text">{m.message}</p>}
       <div className="message-actions">
         {unread ? (
-          <button type="button" onClick={onRead} aria-label={`Mark “${m.title || 'message'}” read`}>
+          <button type="button" onClick={onRead} aria-label={`Mark read: “${m.title || 'message'}”`}>
             Mark read
           </button>
         ) : (

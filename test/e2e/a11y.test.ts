@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceToken, makeChannel, sendMessage } from '../helpers/factories';
+import { startTestServer, type TestServer } from '../helpers/test-server';
+import {
+  type BrowserHandle,
+  ensureRendererBuilt,
+  hasChromium,
+  launchBrowser,
+  signInToInbox,
+} from './browser';
+
+/**
+ * Every screen through axe-core (WCAG 2.x A and AA rules plus axe's best practices), at desktop and
+ * phone size: no violations at all. Evaluated through the DevTools protocol, so the page's CSP, which
+ * forbids inline scripts, stays as it is.
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function violations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    type Result = { id: string; impact: string; help: string; nodes: { target: string[] }[] };
+    const axe = (window as unknown as { axe: { run(d: Document): Promise<{ violations: Result[] }> } }).axe;
+    const { violations } = await axe.run(document);
+    return violations.map(
+      (v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+  });
+}
+
+describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
+  let t: TestServer;
+  let b: BrowserHandle;
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    t = await startTestServer();
+    const channel = await makeChannel(t, (await deviceToken(t, t.admin, 'laptop')).token, { name: 'Ops' });
+    await sendMessage(t, channel.token, { title: 'Disk full', message: 'on /var', priority: 9 });
+    await sendMessage(t, channel.token, {
+      title: 'Report',
+      message: '**bold** and a [link](https://example.com)\n\n- one\n- two',
+      extras: { 'client::display': { contentType: 'text/markdown' } },
+    });
+    b = await launchBrowser();
+  }, 240_000);
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  for (const phone of [false, true]) {
+    it(`has no violations on any screen at ${phone ? 'phone' : 'desktop'} size`, async () => {
+      const { context, page } = await b.newPage({ phone });
+      const found: string[] = [];
+      const check = async (screen: string) => {
+        for (const v of await violations(page)) found.push(`${screen}: ${v}`);
+      };
+      await page.goto(t.url);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await check('sign-in');
+      await signInToInbox(page, t.url, t.admin);
+      await page.getByRole('heading', { name: 'Report' }).waitFor();
+      await check('inbox');
+      const screens: [string, string][] = [
+        ['/channels', 'Channels'],
+        ['/devices', 'Devices'],
+        ['/api-tokens', 'API tokens'],
+        ['/account', 'Account'],
+        ['/users', 'Users'],
+        ['/outbox', 'Mail outbox'],
+      ];
+      for (const [path, heading] of screens) {
+        await page.goto(t.url + path);
+        await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+        await page.waitForLoadState('networkidle');
+        await check(path);
+        if (path === '/channels') {
+          await page
+            .getByRole('list', { name: 'Channel tree' })
+            .getByRole('button', { name: /^Ops/ })
+            .click();
+          await page.getByRole('form', { name: 'New webhook' }).waitFor();
+          await check('/channels, a channel open');
+        }
+        if (path === '/devices') {
+          await page
+            .getByRole('button', { name: /^Mutes on/ })
+            .first()
+            .click();
+          await page.getByRole('button', { name: 'Save mutes' }).waitFor();
+          await check('/devices, the mutes dialog');
+        }
+      }
+      await context.close();
+      expect(found).toEqual([]);
+    });
+  }
+});
