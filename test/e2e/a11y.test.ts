@@ -14,8 +14,8 @@ import {
 
 /**
  * Every screen through axe-core (WCAG 2.x A and AA rules plus axe's best practices), at desktop size
- * in the light theme and phone size in the dark one: no violations at all. Evaluated through the DevTools protocol, so the page's CSP, which
- * forbids inline scripts, stays as it is.
+ * in the light theme and phone size in the dark one: no violations at all. axe is evaluated through the
+ * DevTools protocol, so the page's CSP, which forbids inline scripts, stays as it is.
  */
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
