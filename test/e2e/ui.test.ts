@@ -368,6 +368,33 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await ctx.close();
   });
 
+  it('shows the error when a channel cannot load, undimmed, and still shows what arrives live', async () => {
+    const u = makeUser(t);
+    const setup = await deviceToken(t, u, 'setup');
+    const channel = await makeChannel(t, setup.token, { name: 'Broken' });
+    const { context: ctx, page: p } = await b.newPage();
+    await p.route(`**/application/${channel.id}/message?*`, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: 'Service Unavailable',
+          errorCode: 503,
+          errorDescription: 'store is busy',
+        }),
+      }),
+    );
+    await signIn(p, u.email, u.password);
+    await expect.poll(() => p.getByText('Live', { exact: true }).isVisible()).toBe(true);
+    await p.getByRole('button', { name: 'Broken', exact: true }).click();
+    await expect.poll(() => p.getByRole('alert').textContent()).toContain('store is busy');
+    const list = p.getByRole('list', { name: 'Messages' });
+    expect(await list.getAttribute('aria-busy')).toBe('false');
+    await sendMessage(t, channel.token, { title: 'arrives anyway' });
+    await expect.poll(() => list.getByRole('heading').allTextContents()).toEqual(['arrives anyway']);
+    await ctx.close();
+  });
+
   it('keeps a shown-once key and a half-filled form with their channel when another one is opened', async () => {
     const u = makeUser(t);
     const setup = await deviceToken(t, u, 'setup');

@@ -58,7 +58,17 @@ export function Inbox() {
     setLoaded(false);
     setSince(undefined);
     void load.run(async () => {
-      const page = await get<MessagePage>(pageUrl());
+      let page: MessagePage;
+      try {
+        page = await get<MessagePage>(pageUrl());
+      } catch (err) {
+        // The error is shown; what arrived live meanwhile is shown too, and later messages go straight in.
+        if (view.current === at) {
+          setMessages((arrived.current ?? []).sort((a, b) => b.id - a.id));
+          arrived.current = null;
+        }
+        throw err;
+      }
       if (view.current !== at) return;
       const held = new Set(page.messages.map((m) => m.id));
       const newer = (arrived.current ?? []).filter((m) => !held.has(m.id));
@@ -251,9 +261,9 @@ export function Inbox() {
           )
         ) : null}
         <ol
-          className={loaded ? 'message-list' : 'message-list stale'}
+          className={!loaded && load.busy ? 'message-list stale' : 'message-list'}
           aria-label="Messages"
-          aria-busy={!loaded}
+          aria-busy={!loaded && load.busy}
         >
           {shown.map((m) => (
             <MessageItem
