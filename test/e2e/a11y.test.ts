@@ -61,6 +61,9 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       const check = async (screen: string) => {
         for (const v of await violations(page)) found.push(`${screen}: ${v}`);
       };
+      await page.goto(`${t.url}/pair#code=${'x'.repeat(22)}`);
+      await page.getByRole('heading', { name: 'Pair this device' }).waitFor();
+      await check('/pair');
       await page.goto(t.url);
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       await check('sign-in');
@@ -95,8 +98,23 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
             .click();
           await page.getByRole('button', { name: 'Save mutes' }).waitFor();
           await check('/devices, the mutes dialog');
+          await page.keyboard.press('Escape');
+          await page.getByRole('button', { name: 'Pair a phone' }).click();
+          await page.getByRole('img', { name: 'Pairing QR code' }).waitFor();
+          await check('/devices, the pairing dialog');
+          await page.keyboard.press('Escape');
+        }
+        if (path === '/account') {
+          // Two-factor setup asks for sudo first: the confirmation dialog.
+          await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+          await page.getByRole('button', { name: 'Confirm' }).waitFor();
+          await check('/account, the sudo dialog');
+          await page.keyboard.press('Escape');
         }
       }
+      await page.goto(`${t.url}/#/share/join?token=${'x'.repeat(22)}`); // the emailed form
+      await page.getByRole('heading', { name: 'Join a shared channel' }).waitFor();
+      await check('/share/join');
       await context.close();
       expect(found).toEqual([]);
     });
