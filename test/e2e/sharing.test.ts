@@ -130,4 +130,30 @@ describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
     await expect.poll(() => page.getByText('from the late joiner').isVisible()).toBe(true);
     await context.close();
   });
+
+  it('both sides see a share offered and accepted as it happens, with no reload', async () => {
+    const setup = await deviceToken(t, people.owner, 'setup 2');
+    const alerts = await makeChannel(t, setup.token, { name: 'Alerts' });
+    await openChannels(friend);
+    await friend.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+    await owner.reload();
+    await treeButton(owner, 'Alerts').click();
+    const offered = await t.request('POST', `/application/${alerts.id}/share`, {
+      token: setup.token,
+      json: { email: people.friend.email, permission: 'view' },
+    });
+    expect(offered.status).toBe(200);
+    // The recipient's open Channels page shows the offer (signalled over the SSE stream).
+    const incoming = friend.getByRole('region', { name: 'Shared with you' });
+    await expect.poll(() => incoming.getByText('Alerts').isVisible()).toBe(true);
+    const row = owner
+      .getByRole('region', { name: 'Channel details' })
+      .getByRole('listitem')
+      .filter({ hasText: people.friend.email });
+    await expect.poll(() => row.textContent()).toContain('pending');
+    await incoming.getByRole('button', { name: 'Accept' }).click();
+    await expect.poll(() => treeButton(friend, 'Alerts').isVisible()).toBe(true);
+    // The owner's open share list turns to accepted.
+    await expect.poll(() => row.textContent()).toContain('accepted');
+  });
 });

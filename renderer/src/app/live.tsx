@@ -1,15 +1,33 @@
-import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import type { Message } from '../api/types';
 import { openMessageSocket, type SocketState } from '../api/ws';
 
 type Handler = (m: Message) => void;
 
+/** A change signal from the SSE stream (docs/api.md "Server-Sent Events"): something about a channel changed. */
+export interface ChannelSignal {
+  kind: 'share:changed' | 'channel:status_changed';
+  appid: number;
+}
+type SignalHandler = (s: ChannelSignal) => void;
+
 interface Live {
   state: SocketState;
   subscribe(h: Handler): () => void;
+  /** Shares offered, accepted, left or revoked, and channel status changes, as they happen. */
+  onSignal(h: SignalHandler): () => void;
 }
 
-const Ctx = createContext<Live>({ state: 'closed', subscribe: () => () => {} });
+const Ctx = createContext<Live>({ state: 'closed', subscribe: () => () => {}, onSignal: () => () => {} });
 
 /**
  * One message socket for the whole signed-in app (not only while the inbox is open), so this device
@@ -18,6 +36,7 @@ const Ctx = createContext<Live>({ state: 'closed', subscribe: () => () => {} });
 export function LiveProvider({ token, children }: { token: string; children: ReactNode }) {
   const [state, setState] = useState<SocketState>('connecting');
   const handlers = useRef(new Set<Handler>());
+  const signalHandlers = useRef(new Set<SignalHandler>());
   useEffect(
     () =>
       openMessageSocket(
@@ -29,13 +48,32 @@ export function LiveProvider({ token, children }: { token: string; children: Rea
       ),
     [token],
   );
-  const value: Live = {
-    state,
-    subscribe: (h) => {
-      handlers.current.add(h);
-      return () => handlers.current.delete(h);
-    },
-  };
+  // The socket carries messages only; account changes come as named events on the SSE stream, which
+  // reconnects by itself (the server sends `retry: 5000`).
+  useEffect(() => {
+    const stream = new EventSource(`/stream?token=${encodeURIComponent(token)}`);
+    const relay = (kind: ChannelSignal['kind']) => (e: MessageEvent) => {
+      try {
+        const { appid } = JSON.parse(String(e.data)) as { appid: number };
+        for (const h of signalHandlers.current) h({ kind, appid });
+      } catch {
+        /* not a signal */
+      }
+    };
+    stream.addEventListener('share:changed', relay('share:changed'));
+    stream.addEventListener('channel:status_changed', relay('channel:status_changed'));
+    return () => stream.close();
+  }, [token]);
+  // Stable functions, so pages can subscribe in an effect without resubscribing on every state change.
+  const subscribe = useCallback((h: Handler) => {
+    handlers.current.add(h);
+    return () => void handlers.current.delete(h);
+  }, []);
+  const onSignal = useCallback((h: SignalHandler) => {
+    signalHandlers.current.add(h);
+    return () => void signalHandlers.current.delete(h);
+  }, []);
+  const value = useMemo<Live>(() => ({ state, subscribe, onSignal }), [state, subscribe, onSignal]);
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }
 

@@ -21,7 +21,7 @@ export function Inbox() {
   const [q, setQ] = useState(params.get('q') ?? '');
   const [activeQ, setActiveQ] = useState(params.get('q') ?? '');
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const { state: live, subscribe } = useLive();
+  const { state: live, subscribe, onSignal } = useLive();
   const load = useAction();
   const act = useAction();
   const sentinel = useRef<HTMLDivElement>(null);
@@ -34,6 +34,8 @@ export function Inbox() {
     }
   }, [load.setError]);
   useEffect(() => void loadChannels(), [loadChannels]);
+  // Shares accepted, left or revoked change the channel tree.
+  useEffect(() => onSignal(() => void loadChannels()), [onSignal, loadChannels]);
 
   const pageUrl = useCallback(
     (cursor?: number) => {
