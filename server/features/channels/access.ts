@@ -102,6 +102,16 @@ export function listVisible(ctx: AppContext, p: Principal): VisibleChannel[] {
   return [...own, ...sharedWithMe];
 }
 
+/**
+ * A channel a user receives, whatever token asks (no API-token scope): their own, or one shared with
+ * them and accepted.
+ */
+export function receivedChannel(ctx: AppContext, userId: number, id: number): VisibleChannel | undefined {
+  const row = findChannel(ctx.db, id);
+  if (row && row.user_id === userId) return { row, owned: true };
+  return acceptedShareOf(ctx, userId, id);
+}
+
 /** A channel the caller may read, or 404. */
 export function requireVisible(ctx: AppContext, p: Principal, id: number): VisibleChannel {
   if (isKey(p)) {
@@ -110,9 +120,7 @@ export function requireVisible(ctx: AppContext, p: Principal, id: number): Visib
     if (!v) throw errors.notFound('channel');
     return v;
   }
-  const row = findChannel(ctx.db, id);
-  if (row && row.user_id === p.userId && inScope(p, row)) return { row, owned: true };
-  const v = acceptedShareOf(ctx, p.userId, id);
+  const v = receivedChannel(ctx, p.userId, id);
   if (v && inScope(p, v.row)) return v;
   throw errors.notFound('channel');
 }

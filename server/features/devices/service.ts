@@ -3,6 +3,7 @@ import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { LAST_USED_RESOLUTION_MS } from '../../lib/limits';
 import { issueToken } from '../../lib/tokens';
+import { receivedChannel } from '../channels/access';
 import { findUserById, type UserRow } from '../users/store';
 import {
   addMute,
@@ -19,7 +20,6 @@ import {
   listDevices,
   mutedChannels,
   oldestActiveDevice,
-  receivesChannel,
   removeMute,
   renameDevice as renameDeviceRow,
   setDeviceStatus as setDeviceStatusRow,
@@ -288,7 +288,7 @@ export function mutedChannelIds(ctx: AppContext, deviceId: number): number[] {
 
 function checkChannels(ctx: AppContext, userId: number, ids: readonly number[]): void {
   for (const id of ids)
-    if (!receivesChannel(ctx.db, userId, id)) throw errors.badRequest(`channel ${id} not found`);
+    if (!receivedChannel(ctx, userId, id)) throw errors.badRequest(`channel ${id} not found`);
 }
 
 export function replaceMutes(

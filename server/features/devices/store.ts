@@ -160,15 +160,3 @@ export function removeMute(db: Db, deviceId: number, channelId: number): void {
 export function clearMutes(db: Db, deviceId: number): void {
   db.run('DELETE FROM device_mutes WHERE device_id = ?', [deviceId]);
 }
-
-/** A channel the user's devices receive: one of their own, or one shared with them and accepted. */
-export function receivesChannel(db: Db, userId: number, channelId: number): boolean {
-  return (
-    db.first(
-      `SELECT 1 AS x FROM channels WHERE id = ? AND user_id = ?
-       UNION ALL SELECT 1 FROM shares WHERE channel_id = ? AND recipient_id = ? AND status = 'accepted'
-       LIMIT 1`,
-      [channelId, userId, channelId, userId],
-    ) !== undefined
-  );
-}
