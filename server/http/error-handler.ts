@@ -1,5 +1,4 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { UPLOAD_LIMIT_BYTES } from '../lib/limits';
 import type { Logger } from '../lib/log';
 import { ApiError, errorBody, errors } from './errors';
 
@@ -40,12 +39,6 @@ function toApiError(err: unknown, bodyLimit: number): ApiError | null {
     if (type === 'encoding.unsupported' || type === 'charset.unsupported')
       return errors.unsupportedMediaType('unsupported body encoding');
     if (type === 'request.aborted') return errors.badRequest('request aborted');
-  }
-  if (typeof err === 'object' && err !== null && 'code' in err) {
-    const code = (err as { code: unknown }).code;
-    if (code === 'LIMIT_FILE_SIZE') return errors.payloadTooLarge(UPLOAD_LIMIT_BYTES);
-    if (typeof code === 'string' && code.startsWith('LIMIT_'))
-      return errors.badRequest('invalid multipart body');
   }
   return null;
 }
