@@ -80,3 +80,14 @@ export function LiveProvider({ token, children }: { token: string; children: Rea
 export function useLive(): Live {
   return useContext(Ctx);
 }
+
+/**
+ * Runs `handler` on every change signal while the component is mounted. The latest handler is called,
+ * so it may close over props and state without resubscribing.
+ */
+export function useSignals(handler: SignalHandler): void {
+  const { onSignal } = useLive();
+  const latest = useRef(handler);
+  latest.current = handler;
+  useEffect(() => onSignal((s) => latest.current(s)), [onSignal]);
+}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, del, get, post } from '../../api/client';
 import type { Channel } from '../../api/types';
-import { useLive } from '../../app/live';
+import { useSignals } from '../../app/live';
 import { ErrorText, PriorityBadge, useAction } from '../../components/ui';
 import { ChannelForm } from './ChannelForm';
 import { Keys, ShownOnce } from './Keys';
@@ -22,8 +22,7 @@ export function Channels() {
   );
   useEffect(() => void reload(), [reload]);
   // A share accepted, left or revoked elsewhere changes which channels are listed.
-  const { onSignal } = useLive();
-  useEffect(() => onSignal(() => void reload()), [onSignal, reload]);
+  useSignals(() => void reload());
 
   const rows = useMemo(() => flatten(buildTree(channels)), [channels]);
   const current = typeof selected === 'number' ? channels.find((c) => c.id === selected) : undefined;

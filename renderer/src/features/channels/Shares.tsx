@@ -1,7 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { del, get, post, put } from '../../api/client';
 import type { Channel, Share } from '../../api/types';
-import { useLive } from '../../app/live';
+import { useSignals } from '../../app/live';
 import { CopyField, ErrorText, Field, formatDate, useAction } from '../../components/ui';
 
 export function Shares({ channel }: { channel: Channel }) {
@@ -17,11 +17,9 @@ export function Shares({ channel }: { channel: Channel }) {
   );
   useEffect(() => void reload(), [reload]);
   // The recipient accepting, declining or leaving shows here as it happens.
-  const { onSignal } = useLive();
-  useEffect(
-    () => onSignal((s) => (s.kind === 'share:changed' && s.appid === channel.id ? void reload() : undefined)),
-    [onSignal, reload, channel.id],
-  );
+  useSignals((s) => {
+    if (s.kind === 'share:changed' && s.appid === channel.id) void reload();
+  });
 
   const invite = (e: FormEvent) => {
     e.preventDefault();
@@ -121,11 +119,9 @@ export function IncomingShares({ onChanged }: { onChanged: () => void }) {
   );
   useEffect(() => void reload(), [reload]);
   // A share offered (or withdrawn) while this page is open shows without a reload.
-  const { onSignal } = useLive();
-  useEffect(
-    () => onSignal((s) => (s.kind === 'share:changed' ? void reload() : undefined)),
-    [onSignal, reload],
-  );
+  useSignals((s) => {
+    if (s.kind === 'share:changed') void reload();
+  });
   const pending = shares.filter((s) => s.status === 'pending');
   if (!pending.length && !token && !load.error) return null;
   return (

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { del, get, post, query } from '../../api/client';
 import { desktop } from '../../api/desktop';
 import type { Channel, Message, MessagePage } from '../../api/types';
-import { useLive } from '../../app/live';
+import { useLive, useSignals } from '../../app/live';
 import { navigate, useLocation } from '../../app/router';
 import { ErrorText, useAction } from '../../components/ui';
 import { buildTree, subtreeIds, type TreeNode } from '../channels/tree';
@@ -21,7 +21,7 @@ export function Inbox() {
   const [q, setQ] = useState(params.get('q') ?? '');
   const [activeQ, setActiveQ] = useState(params.get('q') ?? '');
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const { state: live, subscribe, onSignal } = useLive();
+  const { state: live, subscribe } = useLive();
   const load = useAction();
   const act = useAction();
   const sentinel = useRef<HTMLDivElement>(null);
@@ -35,7 +35,7 @@ export function Inbox() {
   }, [load.setError]);
   useEffect(() => void loadChannels(), [loadChannels]);
   // Shares accepted, left or revoked change the channel tree.
-  useEffect(() => onSignal(() => void loadChannels()), [onSignal, loadChannels]);
+  useSignals(() => void loadChannels());
 
   const pageUrl = useCallback(
     (cursor?: number) => {
@@ -59,23 +59,24 @@ export function Inbox() {
     arrived.current = [];
     setLoaded(false);
     setSince(undefined);
+    // What arrived live while loading and `page` lacks, newest first; later messages go straight in.
+    const takeArrived = (page: readonly Message[] = []) => {
+      const held = new Set(page.map((m) => m.id));
+      const early = (arrived.current ?? []).filter((m) => !held.has(m.id)).sort((a, b) => b.id - a.id);
+      arrived.current = null;
+      return early;
+    };
     void load.run(async () => {
       let page: MessagePage;
       try {
         page = await get<MessagePage>(pageUrl());
       } catch (err) {
-        // The error is shown; what arrived live meanwhile is shown too, and later messages go straight in.
-        if (view.current === at) {
-          setMessages((arrived.current ?? []).sort((a, b) => b.id - a.id));
-          arrived.current = null;
-        }
+        // The error is shown, and so is what arrived live meanwhile.
+        if (view.current === at) setMessages(takeArrived());
         throw err;
       }
       if (view.current !== at) return;
-      const held = new Set(page.messages.map((m) => m.id));
-      const newer = (arrived.current ?? []).filter((m) => !held.has(m.id));
-      arrived.current = null;
-      setMessages([...newer.sort((a, b) => b.id - a.id), ...page.messages]);
+      setMessages([...takeArrived(page.messages), ...page.messages]);
       setSince(page.paging.since);
       setLoaded(true);
     });
@@ -141,11 +142,8 @@ export function Inbox() {
     get<MessagePage>(pageUrlRef.current()).then(
       (page) => {
         if (view.current !== at) return;
-        setMessages((prev) => {
-          const have = new Set(prev.map((m) => m.id));
-          const newest = prev[0]?.id ?? 0;
-          return [...page.messages.filter((m) => !have.has(m.id) && m.id > newest), ...prev];
-        });
+        // The list is newest first, so what it lacks of the newest page is what is newer than its head.
+        setMessages((prev) => [...page.messages.filter((m) => m.id > (prev[0]?.id ?? 0)), ...prev]);
       },
       () => {},
     );
