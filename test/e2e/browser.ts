@@ -88,11 +88,21 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: false });
 }
 
-/** Signs in on the sign-in screen and waits for the inbox (an account without two-factor sign-in). */
-export async function signInToInbox(page: Page, url: string, who: { email: string; password: string }) {
+/** Fills in and sends the sign-in screen; what follows (inbox, second step, an error) is the caller's. */
+export async function submitSignIn(page: Page, url: string, who: { email: string; password: string }) {
   await page.goto(url);
   await page.getByLabel('Email', { exact: true }).fill(who.email);
   await page.getByLabel('Password', { exact: true }).fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in and waits for the inbox (an account without two-factor sign-in). */
+export async function signInToInbox(page: Page, url: string, who: { email: string; password: string }) {
+  await submitSignIn(page, url, who);
   await page.getByRole('heading', { name: 'All messages' }).waitFor({ timeout: 20_000 });
+}
+
+/** The device token the page stored after sign-in. */
+export async function deviceTokenOf(page: Page): Promise<string> {
+  return (await page.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
 }

@@ -4,6 +4,7 @@ import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factori
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
+  deviceTokenOf,
   ensureRendererBuilt,
   hasChromium,
   launchBrowser,
@@ -20,7 +21,7 @@ describe.skipIf(!hasChromium)('more screens in Chromium', () => {
   let page: Page;
   let channel: { id: number };
   let promptAnswer = '';
-  const token = () => page.evaluate(() => localStorage.getItem('belfry.token')).then((v) => v ?? '');
+  const token = () => deviceTokenOf(page);
 
   beforeAll(async () => {
     ensureRendererBuilt();

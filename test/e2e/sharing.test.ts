@@ -4,6 +4,7 @@ import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/fact
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
+  deviceTokenOf,
   ensureRendererBuilt,
   hasChromium,
   launchBrowser,
@@ -80,7 +81,7 @@ describe.skipIf(!hasChromium)('sharing a channel in Chromium', () => {
     await dialog.getByLabel('Mute Deploys', { exact: true }).check();
     await dialog.getByRole('button', { name: 'Save mutes' }).click();
     await expect.poll(() => friend.getByRole('dialog').count()).toBe(0);
-    const token = (await friend.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
+    const token = await deviceTokenOf(friend);
     const mutes = await t.request('GET', '/device/me/subscriptions', { token });
     expect(mutes.body).toEqual({ channelIds: [channel.id] });
   });

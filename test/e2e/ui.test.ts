@@ -3,7 +3,15 @@ import type { Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
-import { type BrowserHandle, ensureRendererBuilt, hasChromium, launchBrowser, screenshot } from './browser';
+import {
+  type BrowserHandle,
+  deviceTokenOf,
+  ensureRendererBuilt,
+  hasChromium,
+  launchBrowser,
+  screenshot,
+  submitSignIn,
+} from './browser';
 
 /**
  * The web UI end to end: Debian's Chromium (headless) against the real server on loopback. One server
@@ -18,12 +26,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   let page: Page;
   const state: { key?: string; channelId?: number } = {};
 
-  const signIn = async (p: Page, email: string, password: string) => {
-    await p.goto(t.url);
-    await p.getByLabel('Email', { exact: true }).fill(email);
-    await p.getByLabel('Password', { exact: true }).fill(password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-  };
+  const signIn = (p: Page, email: string, password: string) => submitSignIn(p, t.url, { email, password });
   const send = async (key: string, body: Record<string, unknown>) => {
     const res = await fetch(`${t.url}/message`, {
       method: 'POST',
@@ -257,13 +260,10 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await sendMessage(t, quiet.token, { title: 'quiet one' });
     const { context: ctx, page: p } = await b.newPage();
     // Every "older messages" request is held until the view has changed.
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
+    const held = gate();
     const older = /\/message\?.*since=/;
     await p.route(older, async (route) => {
-      await held;
+      await held.opened;
       await route.continue();
     });
     await signIn(p, u.email, u.password);
@@ -273,7 +273,7 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await p.getByRole('button', { name: 'Load older messages' }).click();
     await p.getByRole('button', { name: 'Quiet', exact: true }).click();
     await expect.poll(() => p.getByRole('heading', { name: 'quiet one' }).isVisible()).toBe(true);
-    release();
+    held.open();
     await (await answered).finished();
     // Let the page run what the answer schedules: two frames after its body arrived.
     await p.evaluate(
@@ -294,41 +294,32 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
     await sendMessage(t, first.token, { title: 'first one' });
     await sendMessage(t, second.token, { title: 'second old' });
     const { context: ctx, page: p } = await b.newPage();
-    let framed = () => {};
-    const liveFrame = new Promise<void>((r) => {
-      framed = r;
-    });
+    const liveFrame = gate();
     p.on('websocket', (socket) =>
       socket.on('framereceived', (f) => {
-        if (String(f.payload).includes('second live')) framed();
+        if (String(f.payload).includes('second live')) liveFrame.open();
       }),
     );
     await signIn(p, u.email, u.password);
     await expect.poll(() => p.getByText('Live', { exact: true }).isVisible()).toBe(true);
     // Second's first page is read from the server at once but handed to the page only later.
-    let release = () => {};
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let served = () => {};
-    const answered = new Promise<void>((r) => {
-      served = r;
-    });
+    const held = gate();
+    const served = gate();
     await p.route(`**/application/${second.id}/message?*`, async (route) => {
       const response = await route.fetch();
-      served();
-      await held;
+      served.open();
+      await held.opened;
       await route.fulfill({ response });
     });
     await p.getByRole('button', { name: 'Second', exact: true }).click();
-    await answered;
+    await served.opened;
     await sendMessage(t, second.token, { title: 'second live' });
     // Until then the previous list stays, dimmed and marked busy.
     const list = p.getByRole('list', { name: 'Messages' });
     await expect.poll(() => list.getByRole('heading', { name: 'first one' }).isVisible()).toBe(true);
     expect(await list.getAttribute('aria-busy')).toBe('true');
-    await liveFrame; // the page has the live message while the first page is still held
-    release();
+    await liveFrame.opened; // the page has the live message while the first page is still held
+    held.open();
     await expect
       .poll(() => list.getByRole('heading').allTextContents())
       .toEqual(['second live', 'second old']);
@@ -418,7 +409,11 @@ describe.skipIf(!hasChromium)('web UI in Chromium', () => {
   });
 });
 
-/** The device token the page stored after sign-in. */
-async function deviceTokenOf(page: Page): Promise<string> {
-  return (await page.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
+/** A promise and the function that settles it: holds a routed request, or waits for an event. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { opened, open };
 }
