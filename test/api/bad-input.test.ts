@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apiToken, deviceToken, makeChannel, makeUser, sudo } from '../helpers/factories';
+import { mountedRoutes } from '../helpers/routes';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
 /**
@@ -123,11 +124,9 @@ function problems(route: string, what: string, r: Sent): string[] {
 it('every mounted route answers malformed ids, bodies and queries with a 4xx error body, never a 5xx', async () => {
   const found: string[] = [];
   let requests = 0;
-  const routes = [...t.server.mounted].sort();
+  const routes = mountedRoutes(t);
   expect(routes.length).toBeGreaterThan(50);
-  for (const route of routes) {
-    const [method, expressPath] = route.split(' ') as [string, string];
-    if (expressPath === '/ws') continue; // the WebSocket upgrade; ws.test.ts covers its refusals
+  for (const { route, method, takesParams, fill: fillWith } of routes) {
     const u = makeUser(t, { admin: true });
     const device = await deviceToken(t, u, 'fuzz');
     await sudo(t, device, u.password);
@@ -138,8 +137,7 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
       json: { name: 'fuzz' },
     });
     const hookToken = String((hook.body as { url: string }).url.split('/').pop());
-    const fill = (id: string) =>
-      expressPath.replace(/\*\w+/g, 'a/b').replace(/:\w+/g, (p) => (p === ':token' ? hookToken : id));
+    const fill = (id: string) => fillWith((p) => (p === ':token' ? hookToken : id));
     const hasBody = method !== 'GET' && method !== 'HEAD';
     const check = async (what: string, path: string, body?: { body: string; type: string }) => {
       requests++;
@@ -147,7 +145,7 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
     };
     const json = (v: unknown) => ({ body: JSON.stringify(v), type: 'application/json' });
 
-    if (expressPath.includes(':'))
+    if (takesParams)
       for (const id of BAD_IDS) await check(`id ${id}`, fill(id), hasBody ? json({}) : undefined);
     const own = fill(String(channel.id));
     await check('bad query', own + BAD_QUERY, hasBody ? json({}) : undefined);
@@ -176,10 +174,8 @@ it('every mounted route answers missing, garbage and wrong-kind credentials with
   ];
   const found: string[] = [];
   const accepted: Record<string, string[]> = Object.fromEntries(credentials.map(([what]) => [what, []]));
-  for (const route of [...t.server.mounted].sort()) {
-    const [method, expressPath] = route.split(' ') as [string, string];
-    if (expressPath === '/ws') continue;
-    const path = expressPath.replace(/\*\w+/g, 'a/b').replace(/:\w+/g, String(channel.id));
+  for (const { route, method, fill } of mountedRoutes(t)) {
+    const path = fill(() => String(channel.id));
     const body = method === 'GET' ? undefined : { body: '{}', type: 'application/json' };
     for (const [what, token] of credentials) {
       const r = await send(method, path, token, body);
