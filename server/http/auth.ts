@@ -145,6 +145,8 @@ export const TOK: AuthRule = { kinds: ['device', 'api'], forbid: ['app', 'share'
 export const TOK_BASIC: AuthRule = { kinds: ['device', 'api', 'basic'], forbid: ['app', 'share'] };
 /** Device token only; an API token or a channel key gets 403. */
 export const DEV: AuthRule = { kinds: ['device'], forbid: ['api', 'app', 'share'] };
+/** Device token or Basic (the device routes of the spec's point 3); an API token or a channel key gets 403. */
+export const DEV_BASIC: AuthRule = { kinds: ['device', 'basic'], forbid: ['api', 'app', 'share'] };
 /** Channel keys (A, and S with its permission); any other kind gets 401. */
 export const APP: AuthRule = { kinds: ['app', 'share'] };
 /** Reading routes where a channel key with read permission sees only its own channel. */

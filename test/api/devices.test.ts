@@ -76,15 +76,20 @@ describe('PUT /client/{id} and DELETE', () => {
     expect(foreign.body.errorDescription).toBe('client not found');
   });
 
-  test('PUT /client/{id} answers 403 for a read-only API token and works with a write one', async () => {
+  test('PUT /client/{id} answers 403 for an API token, read-only or write: managing devices needs a device', async () => {
     const u = makeUser(t);
     const d = await deviceToken(t, u);
-    const ro = await apiToken(t, d, { access: 'read' });
-    const denied = await t.request('PUT', `/client/${d.id}`, { token: ro.token, json: { name: 'x' } });
-    expect(denied.status).toBe(403);
-    expect(denied.body.errorDescription).toBe('token lacks the write permission');
-    const rw = await apiToken(t, d, { access: 'write' });
-    expect((await t.request('PUT', `/client/${d.id}`, { token: rw.token, json: { name: 'x' } })).status).toBe(
+    for (const access of ['read', 'write'] as const) {
+      const api = await apiToken(t, d, { access });
+      const denied = await t.request('PUT', `/client/${d.id}`, { token: api.token, json: { name: 'x' } });
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual({
+        error: 'Forbidden',
+        errorCode: 403,
+        errorDescription: 'API tokens cannot do this; sign in with a device',
+      });
+    }
+    expect((await t.request('PUT', `/client/${d.id}`, { token: d.token, json: { name: 'x' } })).status).toBe(
       200,
     );
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiToken, deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
+import { openWs } from './realtime-helpers';
 
 let t: TestServer;
 const changes: { appid: number; userIds: number[] }[] = [];
@@ -232,6 +233,113 @@ describe('sharing a channel', () => {
     expect(changes.filter((e) => e.appid === c.id).at(-1)!.userIds).toEqual(
       expect.arrayContaining([owner.id, friend.id]),
     );
+  });
+
+  it('DELETE /share/{id} of a resharer also revokes the shares they made, transitively, and closes their live access', async () => {
+    const a = await person();
+    const b = await person();
+    const c = await person();
+    const d = await person();
+    const ch = await makeChannel(t, a.dev);
+    const cOwn = await makeChannel(t, c.dev);
+    const grant = async (from: string, to: { email: string; dev: string }, canShare: boolean) => {
+      const s = await t.request('POST', `/application/${ch.id}/share`, {
+        token: from,
+        json: { email: to.email, permission: 'send', canShare },
+      });
+      expect(s.status).toBe(200);
+      const acc = await t.request('POST', `/share/${s.body.id}/accept`, { token: to.dev });
+      expect(acc.status).toBe(200);
+      return { id: s.body.id as number, token: acc.body.token as string };
+    };
+    const ab = await grant(a.dev, b, true);
+    const bc = await grant(b.dev, c, true);
+    const cd = await grant(c.dev, d, false);
+    // B also has an invitation out that nobody accepted yet.
+    const pending = await t.request('POST', `/application/${ch.id}/share`, {
+      token: b.dev,
+      json: { email: 'later@example.com', permission: 'view' },
+    });
+    expect(pending.status).toBe(200);
+    const cDevice = await openWs(t, '/ws', c.dev);
+    const cKey = await openWs(t, '/ws', bc.token);
+    try {
+      const seen = invalidated.length;
+      const res = await t.request('DELETE', `/share/${ab.id}`, { token: a.dev });
+      expect(res.status).toBe(200);
+      // Every share resting on B's access is gone, not only B's own.
+      expect((await t.request('GET', `/application/${ch.id}/share`, { token: a.dev })).body).toEqual([]);
+      expect(
+        invalidated
+          .slice(seen)
+          .map((e) => e.tokenId)
+          .sort((x, y) => x - y),
+      ).toEqual([ab.id, bc.id, cd.id, pending.body.id].sort((x, y) => x - y));
+      for (const who of [b, c, d]) {
+        expect((await t.request('GET', `/application/${ch.id}/message`, { token: who.dev })).status).toBe(
+          404,
+        );
+        expect((await t.request('GET', '/share/incoming', { token: who.dev })).body).toEqual([]);
+      }
+      for (const tok of [ab.token, bc.token, cd.token])
+        expect((await t.request('POST', '/message', { token: tok, json: { message: 'x' } })).status).toBe(
+          401,
+        );
+      // C is told: its share-token socket closes, the SSE signal names C, and its device stops receiving.
+      expect((await cKey.closed).code).toBe(4401);
+      expect(changes.filter((e) => e.appid === ch.id).at(-1)!.userIds).toContain(c.id);
+      const hidden = await sendMessage(t, ch.token, { message: 'after revoke' });
+      const marker = await sendMessage(t, cOwn.token, { message: 'marker' });
+      expect(await cDevice.next()).toMatchObject({ id: marker.id });
+      expect(cDevice.frames.map((f: any) => f.id)).not.toContain(hidden.id);
+    } finally {
+      cDevice.ws.terminate();
+      cKey.ws.terminate();
+    }
+  });
+
+  it('POST /share/{id}/decline and /share/leave of a resharer end the shares they made', async () => {
+    const a = await person();
+    const b = await person();
+    const c = await person();
+    const ch = await makeChannel(t, a.dev);
+    const share = async (from: string, email: string) =>
+      (
+        await t.request('POST', `/application/${ch.id}/share`, {
+          token: from,
+          json: { email, permission: 'view', canShare: true },
+        })
+      ).body.id as number;
+    const listed = async () =>
+      (await t.request('GET', `/application/${ch.id}/share`, { token: a.dev })).body.map((s: any) => [
+        s.id,
+        s.status,
+      ]);
+    const ab = await share(a.dev, b.email);
+    await t.request('POST', `/share/${ab}/accept`, { token: b.dev });
+    const bc = await share(b.dev, c.email);
+    await t.request('POST', `/share/${bc}/accept`, { token: c.dev });
+    const cx = await share(c.dev, 'x@example.com');
+    expect(await listed()).toEqual([
+      [ab, 'accepted'],
+      [bc, 'accepted'],
+      [cx, 'pending'],
+    ]);
+    // C declines the share it had accepted: the invitation C sent goes with it.
+    expect((await t.request('POST', `/share/${bc}/decline`, { token: c.dev })).status).toBe(200);
+    expect(await listed()).toEqual([
+      [ab, 'accepted'],
+      [bc, 'declined'],
+    ]);
+    await t.request('POST', `/share/${bc}/accept`, { token: c.dev });
+    const cy = await share(c.dev, 'y@example.com');
+    expect(cy).toBeGreaterThan(cx);
+    // B leaves: B's share to C and C's to y go too.
+    expect((await t.request('POST', '/share/leave', { token: b.dev, json: { appid: ch.id } })).status).toBe(
+      200,
+    );
+    expect(await listed()).toEqual([[ab, 'declined']]);
+    expect((await t.request('GET', `/application/${ch.id}/message`, { token: c.dev })).status).toBe(404);
   });
 
   it('a recipient with canShare reshares at most their own permission', async () => {

@@ -23,3 +23,8 @@ export function closeSudoWindows(db: Db, userId: number): void {
 export function deleteExpiredSudo(db: Db, now: number): number {
   return db.run('DELETE FROM sudo_windows WHERE expires_at <= ?', [now]).changes;
 }
+
+/** A device's window dies with its token (rotation, reconnect, logout, suspension). */
+export function closeDeviceSudo(db: Db, deviceId: number): void {
+  db.run('DELETE FROM sudo_windows WHERE device_id = ?', [deviceId]);
+}

@@ -72,7 +72,8 @@ export function isRestricted(p: Principal): boolean {
   return p.kind === 'api' && !!p.scope && (p.scope.appIds.length > 0 || p.scope.appTags.length > 0);
 }
 
-function inScope(p: Principal, row: ChannelRow): boolean {
+/** Inside an API token's scope (always true for other principals and unrestricted tokens). */
+export function inScope(p: Principal, row: ChannelRow): boolean {
   if (!isRestricted(p) || !p.scope) return true;
   if (p.scope.appIds.includes(row.id)) return true;
   const tags = JSON.parse(row.tags) as string[];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { DEV, principalOf, readCredential, requestMeta, TOK, TOK_BASIC } from '../../http/auth';
+import { DEV, DEV_BASIC, principalOf, readCredential, requestMeta, TOK, TOK_BASIC } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
@@ -24,8 +24,10 @@ import {
 } from './service';
 import { listActivity, listDevices } from './store';
 
-// Spec "Devices (clients)": the legacy noun /client stays here.
-const WRITE = { ...TOK, access: 'write' } as const;
+// Spec "Devices (clients)": the legacy noun /client stays here. Reading the list, the activity and the
+// mutes is Tok; managing devices (create, reconnect, rename, delete, status, mutes) is for a device
+// token (spec point 7), or Basic where point 3 lists it: an API token never obtains or rotates a device
+// token (docs/api.md "Devices").
 const name = z.string().trim().min(1, 'name is required').max(200);
 const createBody = z.object({ name, platform: z.string().max(100).optional() });
 const renameBody = z.object({ name });
@@ -70,28 +72,28 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
     const p = principalOf(req);
     return listDevices(ctx.db, p.userId).map((d) => presentDevice(d, p.deviceId));
   });
-  t.post('/client', { ...TOK_BASIC, access: 'write' }, (req) => {
+  t.post('/client', DEV_BASIC, (req) => {
     const p = principalOf(req);
     const body = parseBody(req, createBody);
     const created = createDevice(ctx, userOf(p.userId), body, requestMeta(req), 'reject');
     return presentDevice(created.row, p.deviceId, created.token);
   });
-  t.delete('/client', WRITE, (req) => {
+  t.delete('/client', DEV, (req) => {
     const p = principalOf(req);
     return { deleted: deleteOtherDevices(ctx, p.userId, p.deviceId) };
   });
-  t.put('/client/:id', WRITE, (req) => {
+  t.put('/client/:id', DEV, (req) => {
     const p = principalOf(req);
     return presentDevice(
       renameDevice(ctx, p.userId, idParam(req), parseBody(req, renameBody).name, requestMeta(req)),
       p.deviceId,
     );
   });
-  t.delete('/client/:id', WRITE, (req) => {
+  t.delete('/client/:id', DEV, (req) => {
     deleteDevice(ctx, principalOf(req).userId, idParam(req));
     return {};
   });
-  t.post('/client/:id/reconnect', { ...TOK_BASIC, access: 'write' }, (req, res) => {
+  t.post('/client/:id/reconnect', DEV_BASIC, (req, res) => {
     const p = principalOf(req);
     const id = idParam(req);
     const rotated = rotateDevice(ctx, p.userId, id, requestMeta(req), 'reconnect');
@@ -100,7 +102,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
       setSessionCookie(ctx, req, res, rotated.token);
     return presentDevice(rotated.row, p.deviceId, rotated.token);
   });
-  t.put('/client/:id/status', WRITE, (req) => {
+  t.put('/client/:id/status', DEV, (req) => {
     const p = principalOf(req);
     const row = changeDeviceStatus(
       ctx,
@@ -127,7 +129,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
     const device = getDevice(ctx, principalOf(req).userId, idParam(req));
     return { channelIds: mutedChannelIds(ctx, device.id) };
   });
-  t.put('/client/:id/subscriptions', WRITE, (req) => ({
+  t.put('/client/:id/subscriptions', DEV, (req) => ({
     channelIds: replaceMutes(
       ctx,
       principalOf(req).userId,

@@ -3,6 +3,7 @@ import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { LAST_USED_RESOLUTION_MS } from '../../lib/limits';
 import { issueToken } from '../../lib/tokens';
+import { closeDeviceSudo } from '../auth/store';
 import { receivedChannel } from '../channels/access';
 import { findUserById, type UserRow } from '../users/store';
 import {
@@ -90,6 +91,7 @@ export function createDevice(
       const oldest = oldestActiveDevice(ctx.db, user.id);
       if (oldest) {
         setDeviceStatusRow(ctx.db, oldest.id, 'suspended');
+        closeDeviceSudo(ctx.db, oldest.id);
         recordActivity(ctx, {
           deviceId: oldest.id,
           userId: user.id,
@@ -191,7 +193,7 @@ export function deleteDevice(ctx: AppContext, userId: number, id: number): void 
   ctx.bus.emit('device:invalidated', { userId, deviceId: id, reason: 'deleted' });
 }
 
-/** `DELETE /client`: every device but the calling one (an API token keeps none). */
+/** `DELETE /client` (device token only): every device but the calling one. */
 export function deleteOtherDevices(
   ctx: AppContext,
   userId: number,
@@ -205,7 +207,10 @@ export function deleteOtherDevices(
   return gone.length;
 }
 
-/** A new token for a device (reconnect, logout); the old one is dead at once. Status unchanged. */
+/**
+ * A new token for a device (reconnect, logout); the old one is dead at once, and so is the device's
+ * sudo window: a fresh token never inherits a confirmation made with the old one. Status unchanged.
+ */
 export function rotateDevice(
   ctx: AppContext,
   userId: number,
@@ -217,6 +222,7 @@ export function rotateDevice(
   const { token, digest, hint } = issueToken('C');
   ctx.db.transaction(() => {
     setDeviceToken(ctx.db, id, digest, hint);
+    closeDeviceSudo(ctx.db, id);
     recordActivity(ctx, { deviceId: id, userId, type: 'token_rotated', meta, detail: { reason } });
   });
   ctx.bus.emit('device:invalidated', { userId, deviceId: id, reason: 'rotated' });
@@ -238,6 +244,7 @@ export function rotateAllDeviceTokens(
     if (d.id === keepDeviceId) continue;
     const { digest, hint } = issueToken('C');
     setDeviceToken(ctx.db, d.id, digest, hint);
+    closeDeviceSudo(ctx.db, d.id);
     recordActivity(ctx, { deviceId: d.id, userId, type: 'token_rotated', detail: { reason } });
   }
   return () =>
@@ -265,6 +272,7 @@ export function changeDeviceStatus(
     if (status === 'active' && countActiveDevices(ctx.db, user.id) >= ctx.config.plans[user.plan].devices)
       throw errors.deviceLimitExceeded();
     setDeviceStatusRow(ctx.db, id, status);
+    if (status !== 'active') closeDeviceSudo(ctx.db, id);
     if (status === 'revoked') clearMutes(ctx.db, id);
     recordActivity(ctx, {
       deviceId: id,

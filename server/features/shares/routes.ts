@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { principalOf, TOK } from '../../http/auth';
+import { DEV, principalOf, TOK } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody } from '../../http/validate';
 import { presentChannel } from '../channels/present';
@@ -20,7 +20,8 @@ import {
   rotate,
 } from './service';
 
-// Spec "Sharing a channel by email (Tok)"; record and create body from the contract.
+// Spec "Sharing a channel by email (Tok)"; record and create body from the contract. A restricted API
+// token acts only on shares of channels inside its scope (the service answers 404 outside it).
 const permission = z.enum(['view', 'send']);
 const createBody = z.object({ email: z.email().max(320), permission, canShare: z.boolean().optional() });
 const updateBody = z.object({ permission: permission.optional(), canShare: z.boolean().optional() });
@@ -58,6 +59,7 @@ export function shareRoutes(ctx: AppContext): RouteTable {
     leave(ctx, principalOf(req), parseBody(req, appidBody).appid);
     return {};
   });
-  t.post('/share/rotate', WRITE, (req) => rotate(ctx, principalOf(req), parseBody(req, appidBody).appid));
+  // Rotation mints a new S token and kills the one in use: a device operation, like reconnect (docs/api.md).
+  t.post('/share/rotate', DEV, (req) => rotate(ctx, principalOf(req), parseBody(req, appidBody).appid));
   return t;
 }

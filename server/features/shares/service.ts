@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { issueToken, tokenDigest } from '../../lib/tokens';
-import { requireVisible, type VisibleChannel } from '../channels/access';
+import { inScope, isRestricted, listVisible, requireVisible, type VisibleChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { queueMail } from '../mail/service';
 import { postSystemMessage } from '../messages/service';
@@ -132,19 +132,76 @@ export function changeShare(
   return findShare(ctx.db, id)!;
 }
 
+/**
+ * Every share that rests on `userId`'s access to a channel: the shares they granted, the shares their
+ * recipients granted in turn, and so on. When that access ends (revoked, left, declined) they all end.
+ */
+function dependentShares(ctx: AppContext, channelId: number, userId: number): ShareRow[] {
+  const out: ShareRow[] = [];
+  const seen = new Set([userId]);
+  const granters = [userId];
+  while (granters.length > 0) {
+    for (const row of sharesOfChannel(ctx.db, channelId, granters.shift()!)) {
+      out.push(row);
+      // Only an accepted share gave its recipient access (and so the right to reshare).
+      if (row.status === 'accepted' && row.recipient_id !== null && !seen.has(row.recipient_id)) {
+        seen.add(row.recipient_id);
+        granters.push(row.recipient_id);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Ends a share and, when it was accepted, every share resting on its recipient's access.
+ * `keep` leaves the share itself in place (a decline or leave updates it instead). Runs inside the
+ * caller's transaction; the returned function tells sockets and both sides after commit.
+ */
+function endShare(ctx: AppContext, row: ShareRow, keep = false): () => void {
+  const gone =
+    row.status === 'accepted' && row.recipient_id !== null
+      ? dependentShares(ctx, row.channel_id, row.recipient_id)
+      : [];
+  if (!keep) deleteShare(ctx.db, row.id);
+  for (const d of gone) deleteShare(ctx.db, d.id);
+  return () => {
+    for (const r of keep ? gone : [row, ...gone]) {
+      ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: r.id });
+      announce(ctx, r);
+    }
+  };
+}
+
 export function revokeShare(ctx: AppContext, p: Principal, id: number): void {
   const row = managedShare(ctx, p, id);
-  ctx.db.transaction(() => deleteShare(ctx.db, id));
-  ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
-  announce(ctx, row);
+  ctx.db.transaction(() => endShare(ctx, row))();
+}
+
+/** A restricted API token acts only on shares of channels inside its scope; others are 404. */
+function requireShareInScope(ctx: AppContext, p: Principal, row: ShareRow): ShareRow {
+  if (!isRestricted(p)) return row;
+  const channel = findChannel(ctx.db, row.channel_id);
+  if (!channel || !inScope(p, channel)) throw errors.notFound('share');
+  return row;
 }
 
 export function incoming(ctx: AppContext, p: Principal): ShareRow[] {
-  return incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId));
+  const rows = incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId));
+  if (!isRestricted(p)) return rows;
+  return rows.filter((r) => {
+    const channel = findChannel(ctx.db, r.channel_id);
+    return channel !== undefined && inScope(p, channel);
+  });
 }
 
 export function recipients(ctx: AppContext, p: Principal): string[] {
-  return recipientsOf(ctx.db, p.userId);
+  if (!isRestricted(p)) return recipientsOf(ctx.db, p.userId);
+  return recipientsOf(
+    ctx.db,
+    p.userId,
+    listVisible(ctx, p).map((v) => v.row.id),
+  );
 }
 
 /** A share addressed to the caller (bound to them, or unbound and sent to their address), or 404. */
@@ -154,7 +211,7 @@ function addressedShare(ctx: AppContext, p: Principal, id: number): ShareRow {
   if (!row) throw errors.notFound('share');
   const mine = row.recipient_id === null ? row.email.toLowerCase() === me : row.recipient_id === p.userId;
   if (!mine) throw errors.notFound('share');
-  return row;
+  return requireShareInScope(ctx, p, row);
 }
 
 export interface Accepted {
@@ -193,9 +250,13 @@ export function acceptById(ctx: AppContext, p: Principal, id: number): Accepted 
 
 export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow {
   const row = addressedShare(ctx, p, id);
-  ctx.db.transaction(() => declineShare(ctx.db, id, p.userId));
+  const after = ctx.db.transaction(() => {
+    declineShare(ctx.db, id, p.userId);
+    return endShare(ctx, row, true);
+  });
   if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
   announce(ctx, { ...row, recipient_id: p.userId });
+  after();
   return findShare(ctx.db, id)!;
 }
 
@@ -203,20 +264,28 @@ export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow
 export function joinByToken(ctx: AppContext, p: Principal, invite: string): Accepted {
   const row = findShareByInvite(ctx.db, tokenDigest(invite));
   if (row?.status !== 'pending') throw errors.notFound('invitation');
+  if (isRestricted(p)) {
+    const channel = findChannel(ctx.db, row.channel_id);
+    if (!channel || !inScope(p, channel)) throw errors.notFound('invitation');
+  }
   return accept(ctx, p, row);
 }
 
 function myAcceptedShare(ctx: AppContext, p: Principal, appid: number): ShareRow {
   const row = acceptedShareOf(ctx.db, p.userId, appid);
   if (!row) throw errors.notFound('share');
-  return row;
+  return requireShareInScope(ctx, p, row);
 }
 
 export function leave(ctx: AppContext, p: Principal, appid: number): void {
   const row = myAcceptedShare(ctx, p, appid);
-  ctx.db.transaction(() => declineShare(ctx.db, row.id, p.userId));
+  const after = ctx.db.transaction(() => {
+    declineShare(ctx.db, row.id, p.userId);
+    return endShare(ctx, row, true);
+  });
   ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
   announce(ctx, row);
+  after();
 }
 
 export function rotate(ctx: AppContext, p: Principal, appid: number): { appid: number; token: string } {

@@ -62,11 +62,14 @@ export function acceptedShareOf(db: Db, recipientId: number, channelId: number):
   );
 }
 
-export function recipientsOf(db: Db, grantedBy: number): string[] {
+/** Addresses the user shared with; with `channelIds`, only through shares of those channels. */
+export function recipientsOf(db: Db, grantedBy: number, channelIds?: readonly number[]): string[] {
+  if (channelIds?.length === 0) return [];
+  const only = channelIds ? ` AND channel_id IN (${channelIds.map(() => '?').join(', ')})` : '';
   return db
     .all<{ email: string }>(
-      'SELECT DISTINCT lower(email) AS email FROM shares WHERE granted_by = ? ORDER BY 1',
-      [grantedBy],
+      `SELECT DISTINCT lower(email) AS email FROM shares WHERE granted_by = ?${only} ORDER BY 1`,
+      [grantedBy, ...(channelIds ?? [])],
     )
     .map((r) => r.email);
 }
