@@ -116,6 +116,21 @@ describe('an API token cannot become a device', () => {
     ).toBe(200);
     expect((await t.request('GET', '/client/online', { token: a.scoped.token })).status).toBe(200);
   });
+
+  test('GET /client/{id}/subscriptions shows a scoped API token only the mutes inside its scope', async () => {
+    const a = await account();
+    const put = await t.request('PUT', `/client/${a.laptop.id}/subscriptions`, {
+      token: a.phone.token,
+      json: { channelIds: [a.inside.id, a.outside.id] },
+    });
+    expect(put.body).toEqual({ channelIds: [a.inside.id, a.outside.id] });
+    const res = await t.request('GET', `/client/${a.laptop.id}/subscriptions`, { token: a.scoped.token });
+    expect(res.body).toEqual({ channelIds: [a.inside.id] });
+    const whole = await apiToken(t, a.phone, { access: 'read' });
+    expect(
+      (await t.request('GET', `/client/${a.laptop.id}/subscriptions`, { token: whole.token })).body,
+    ).toEqual({ channelIds: [a.inside.id, a.outside.id] });
+  });
 });
 
 describe('a token rotation closes the device sudo window', () => {

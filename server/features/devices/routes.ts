@@ -6,6 +6,7 @@ import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from '../../lib/limits';
 import { setSessionCookie } from '../auth/cookie';
+import { isRestricted, listVisible } from '../channels/access';
 import { findUserById } from '../users/store';
 import { presentActivity, presentDevice } from './present';
 import {
@@ -126,8 +127,12 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
     return rows.map(presentActivity);
   });
   t.get('/client/:id/subscriptions', TOK, (req) => {
-    const device = getDevice(ctx, principalOf(req).userId, idParam(req));
-    return { channelIds: mutedChannelIds(ctx, device.id) };
+    const p = principalOf(req);
+    const muted = mutedChannelIds(ctx, getDevice(ctx, p.userId, idParam(req)).id);
+    if (!isRestricted(p)) return { channelIds: muted };
+    // A restricted API token sees the mutes of channels inside its scope only.
+    const visible = new Set(listVisible(ctx, p).map((v) => v.row.id));
+    return { channelIds: muted.filter((id) => visible.has(id)) };
   });
   t.put('/client/:id/subscriptions', DEV, (req) => ({
     channelIds: replaceMutes(
