@@ -178,30 +178,27 @@ export function revokeShare(ctx: AppContext, p: Principal, id: number): void {
   ctx.db.transaction(() => endShare(ctx, row))();
 }
 
-/** A restricted API token acts only on shares of channels inside its scope; others are 404. */
+/** A restricted API token acts only on shares of channels inside its scope (others are 404). */
+function shareInScope(ctx: AppContext, p: Principal, channelId: number): boolean {
+  if (!isRestricted(p)) return true;
+  const channel = findChannel(ctx.db, channelId);
+  return channel !== undefined && inScope(p, channel);
+}
+
 function requireShareInScope(ctx: AppContext, p: Principal, row: ShareRow): ShareRow {
-  if (!isRestricted(p)) return row;
-  const channel = findChannel(ctx.db, row.channel_id);
-  if (!channel || !inScope(p, channel)) throw errors.notFound('share');
+  if (!shareInScope(ctx, p, row.channel_id)) throw errors.notFound('share');
   return row;
 }
 
 export function incoming(ctx: AppContext, p: Principal): ShareRow[] {
-  const rows = incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId));
-  if (!isRestricted(p)) return rows;
-  return rows.filter((r) => {
-    const channel = findChannel(ctx.db, r.channel_id);
-    return channel !== undefined && inScope(p, channel);
-  });
+  return incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId)).filter((r) =>
+    shareInScope(ctx, p, r.channel_id),
+  );
 }
 
 export function recipients(ctx: AppContext, p: Principal): string[] {
-  if (!isRestricted(p)) return recipientsOf(ctx.db, p.userId);
-  return recipientsOf(
-    ctx.db,
-    p.userId,
-    listVisible(ctx, p).map((v) => v.row.id),
-  );
+  const inScopeIds = isRestricted(p) ? listVisible(ctx, p).map((v) => v.row.id) : undefined;
+  return recipientsOf(ctx.db, p.userId, inScopeIds);
 }
 
 /** A share addressed to the caller (bound to them, or unbound and sent to their address), or 404. */
@@ -264,10 +261,7 @@ export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow
 export function joinByToken(ctx: AppContext, p: Principal, invite: string): Accepted {
   const row = findShareByInvite(ctx.db, tokenDigest(invite));
   if (row?.status !== 'pending') throw errors.notFound('invitation');
-  if (isRestricted(p)) {
-    const channel = findChannel(ctx.db, row.channel_id);
-    if (!channel || !inScope(p, channel)) throw errors.notFound('invitation');
-  }
+  if (!shareInScope(ctx, p, row.channel_id)) throw errors.notFound('invitation');
   return accept(ctx, p, row);
 }
 
