@@ -30,7 +30,7 @@ function planLimit(what: string) {
   return { error: 'Forbidden', errorCode: 403, errorDescription: `plan limit reached: ${what}` };
 }
 
-async function raisePlan(userId: number, plan: 'pro' | 'business') {
+async function raisePlan(userId: number, plan: 'free' | 'pro' | 'business') {
   const res = await t.request('POST', `/user/${userId}/plan`, { token: admin.token, json: { plan } });
   expect(res.status).toBe(200);
 }
@@ -138,7 +138,22 @@ describe('per-plan caps', () => {
     expect(breakdown.body.caps.configBytes.limit).toBe(FREE.configBytes);
     expect(breakdown.body.caps.configBytes.used).toBeLessThanOrEqual(FREE.configBytes);
     await raisePlan(u.id, 'pro');
-    expect((await create()).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await create()).status).toBe(200);
+    // Back on free, now above its byte cap: trimming is allowed even while still above, growing is not.
+    await raisePlan(u.id, 'free');
+    const trim = await t.request('PUT', `/application/${own[1]!.id}`, {
+      token: u.dev,
+      json: { deliveryConfig: {} },
+    });
+    expect(trim.status).toBe(200);
+    const used = (await t.request('GET', '/user/quota-breakdown', { token: u.dev })).body.caps.configBytes
+      .used;
+    expect(used).toBeGreaterThan(FREE.configBytes);
+    const regrow = await t.request('PUT', `/application/${own[1]!.id}`, {
+      token: u.dev,
+      json: { description: 'x' },
+    });
+    expect(regrow.status).toBe(403);
   });
 
   it('POST and PUT /webhook-config answer 400 for a template beyond the plan webhookTemplateBytes', async () => {

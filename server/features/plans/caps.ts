@@ -26,9 +26,11 @@ function assertRoomFor(ctx: AppContext, userId: number, kind: CapKind): void {
     throw errors.planLimit(`at most ${limits[kind]} ${NAMES[kind]} on the ${plan} plan`);
 }
 
-function assertBytes(ctx: AppContext, userId: number, room: 0 | 1): void {
+/** 403 when the user's configuration bytes (plus `room`) exceed the plan, unless they did not grow from `before`. */
+function assertBytes(ctx: AppContext, userId: number, room: 0 | 1, before = Number.NEGATIVE_INFINITY): void {
   const { plan, limits } = planLimitsOf(ctx, userId);
-  if (configBytes(ctx.db, userId) + room > limits.configBytes)
+  const now = configBytes(ctx.db, userId);
+  if (now + room > limits.configBytes && now > before)
     throw errors.planLimit(`at most ${limits.configBytes} bytes of configuration on the ${plan} plan`);
 }
 
@@ -43,15 +45,18 @@ export function assertWithinPlan(ctx: AppContext, userId: number, kind: CapKind)
 }
 
 /**
- * Runs a write of the user's configuration in one transaction: with `kind`, first checks there is room for
- * one more; after the write, checks the user's configuration bytes against the plan (beyond them the write
- * is rolled back and 403). Measuring after the write counts exactly what is stored.
+ * Runs a write of the user's configuration in one transaction: with `kind` (a create), first checks there
+ * is room for one more; after the write, checks the user's configuration bytes against the plan (beyond
+ * them the write is rolled back and 403). Measuring after the write counts exactly what is stored. An
+ * update (`kind` null) that does not grow the total is always allowed, so a user over the cap after a
+ * downgrade can still trim.
  */
 export function writeWithinPlan<T>(ctx: AppContext, userId: number, kind: CapKind | null, write: () => T): T {
   return ctx.db.transaction(() => {
     if (kind) assertRoomFor(ctx, userId, kind);
+    const before = kind ? undefined : configBytes(ctx.db, userId);
     const result = write();
-    assertBytes(ctx, userId, 0);
+    assertBytes(ctx, userId, 0, before);
     return result;
   });
 }
