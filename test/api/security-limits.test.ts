@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDeliveryConfig, SECRET_MASK } from '../../server/features/channels/delivery-config';
@@ -193,6 +194,28 @@ describe('per-plan caps', () => {
       json: { text: tooBig },
     });
     expect(later.status).toBe(200);
+  });
+
+  it('plans.json in the data dir overrides the caps', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'belfry-caps-'));
+    writeFileSync(join(dataDir, 'plans.json'), JSON.stringify({ free: { channels: 2, apiTokens: 1 } }));
+    const s = await startTestServer({ dataDir });
+    try {
+      const u = makeUser(s);
+      const dev = (await deviceToken(s, u)).token;
+      const create = () => s.request('POST', '/application', { token: dev, json: { name: 'c' } });
+      expect((await create()).status).toBe(200);
+      expect((await create()).status).toBe(200);
+      expect((await create()).body).toEqual(planLimit('at most 2 channels on the free plan'));
+      await apiToken(s, { token: dev });
+      const second = await s.request('POST', '/api-token', {
+        token: dev,
+        json: { name: 'm', access: 'read' },
+      });
+      expect(second.body).toEqual(planLimit('at most 1 API tokens on the free plan'));
+    } finally {
+      await s.close();
+    }
   });
 
   it('GET /user/quota-breakdown shows each cap of the plan with what the user has', async () => {
