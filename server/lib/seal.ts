@@ -9,12 +9,6 @@ function keyFor(installSecret: Buffer, purpose: string): Buffer {
   return createHmac('sha256', installSecret).update(purpose).digest();
 }
 
-const SEALED_RE = /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$/;
-
-export function isSealed(value: string): boolean {
-  return SEALED_RE.test(value);
-}
-
 export function seal(installSecret: Buffer, purpose: string, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFor(installSecret, purpose), iv);
