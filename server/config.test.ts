@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultDataDir, loadConfig, parseFlags, publicUrlOf } from './config';
+import { DEFAULT_PLANS } from './lib/limits';
 
 describe('config', () => {
   it('has the contract defaults', () => {
@@ -12,7 +13,13 @@ describe('config', () => {
     expect(c.registration).toBe(false);
     expect(c.mailFrom).toBe('belfry@localhost');
     expect(c.allowedOrigins).toEqual([]);
-    expect(c.plans.free).toEqual({ devices: 3, eventsPerDay: 1000, statusPages: 1, maintenanceWindows: 1 });
+    expect(c.plans.free).toMatchObject({
+      devices: 3,
+      eventsPerDay: 1000,
+      statusPages: 1,
+      maintenanceWindows: 1,
+    });
+    expect(c.plans.free).toEqual(DEFAULT_PLANS.free);
   });
 
   it('uses XDG_DATA_HOME for the data dir', () => {

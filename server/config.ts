@@ -143,6 +143,13 @@ const planOverrideSchema = z
         eventsPerDay: z.number().int().min(0),
         statusPages: z.number().int().min(0),
         maintenanceWindows: z.number().int().min(0),
+        channels: z.number().int().min(0),
+        webhooks: z.number().int().min(0),
+        channelKeys: z.number().int().min(0),
+        shares: z.number().int().min(0),
+        apiTokens: z.number().int().min(0),
+        webhookTemplateBytes: z.number().int().min(0),
+        configBytes: z.number().int().min(0),
       })
       .partial()
       .strict(),

@@ -80,4 +80,6 @@ export const errors = {
   noAdapterToTest: () => new ApiError(400, 'no enabled adapter to test'),
   adapterNotBuilt: (names: readonly string[]) =>
     new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
+  // Per-plan caps on configuration objects (issue 21; spec "Errors": 403 plan limit).
+  planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
 } as const;

@@ -41,13 +41,61 @@ export interface PlanLimits {
   eventsPerDay: number;
   statusPages: number;
   maintenanceWindows: number;
+  /** Caps on a user's configuration objects (issue 21, item 8): each a count, except the *Bytes. */
+  channels: number;
+  webhooks: number;
+  /** Extra channel keys (a channel's primary key comes with the channel and is not counted). */
+  channelKeys: number;
+  /** Shares the user granted (as owner or resharer). */
+  shares: number;
+  apiTokens: number;
+  /** UTF-8 bytes of one public webhook's title and text together. */
+  webhookTemplateBytes: number;
+  /** UTF-8 bytes of all the user's configuration objects (channels, webhooks, keys, shares, tokens). */
+  configBytes: number;
 }
 
 /** Contract defaults; `plans.json` in the data dir may override any field. */
 export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
-  free: { devices: 3, eventsPerDay: 1_000, statusPages: 1, maintenanceWindows: 1 },
-  pro: { devices: 10, eventsPerDay: 50_000, statusPages: 5, maintenanceWindows: 10 },
-  business: { devices: 100, eventsPerDay: 1_000_000, statusPages: 50, maintenanceWindows: 100 },
+  free: {
+    devices: 3,
+    eventsPerDay: 1_000,
+    statusPages: 1,
+    maintenanceWindows: 1,
+    channels: 50,
+    webhooks: 50,
+    channelKeys: 50,
+    shares: 50,
+    apiTokens: 20,
+    webhookTemplateBytes: 8 * 1024,
+    configBytes: 1024 * 1024,
+  },
+  pro: {
+    devices: 10,
+    eventsPerDay: 50_000,
+    statusPages: 5,
+    maintenanceWindows: 10,
+    channels: 500,
+    webhooks: 500,
+    channelKeys: 500,
+    shares: 500,
+    apiTokens: 100,
+    webhookTemplateBytes: 64 * 1024,
+    configBytes: 16 * 1024 * 1024,
+  },
+  business: {
+    devices: 100,
+    eventsPerDay: 1_000_000,
+    statusPages: 50,
+    maintenanceWindows: 100,
+    channels: 5_000,
+    webhooks: 5_000,
+    channelKeys: 5_000,
+    shares: 5_000,
+    apiTokens: 1_000,
+    webhookTemplateBytes: 256 * 1024,
+    configBytes: 64 * 1024 * 1024,
+  },
 };
 
 export function planRank(plan: PlanName): number {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDeliveryConfig } from '../../server/features/channels/delivery-config';
 import { ensureSystemChannel } from '../../server/features/channels/service';
 import { UPLOAD_LIMIT_BYTES } from '../../server/lib/limits';
 import { apiToken, deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
@@ -240,7 +241,17 @@ describe('deliveryConfig', () => {
       'SELECT delivery_config FROM channels WHERE id = ?',
       [c.id],
     )!;
-    expect(JSON.parse(row.delivery_config).slack.webhookUrl).toBe('https://hooks.slack.example/T1/B2/secret');
+    // Sealed at rest: the column holds no secret in clear, and the server still reads it.
+    expect(row.delivery_config).not.toContain('hooks.slack.example');
+    expect(JSON.parse(row.delivery_config).slack).toEqual({
+      enabled: true,
+      minPriority: 5,
+      delaySec: 300,
+      $sealed: expect.stringMatching(/^v1\./),
+    });
+    expect(openDeliveryConfig(t.server.ctx.secret, row.delivery_config).slack!.webhookUrl).toBe(
+      'https://hooks.slack.example/T1/B2/secret',
+    );
   });
 
   it('PUT /application/{id} answers 400 for a bad adapter setting or a mask with no stored secret', async () => {

@@ -112,6 +112,7 @@ describe('GET /user/quota-breakdown', () => {
           { at: '2026-01-15T13:00:00.000Z', count: 1 },
         ],
         storage: { messages: 1, messageBytes: 7, imageBytes: 0, totalBytes: 7 },
+        caps: expect.objectContaining({ channels: { used: 1, limit: 50 } }),
       });
       const today = await s.request('GET', '/user/quota-breakdown', { token: dev.token });
       expect(today.body.used).toBe(6);

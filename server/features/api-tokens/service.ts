@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
 import { issueToken } from '../../lib/tokens';
+import { assertWithinPlan } from '../plans/caps';
 import {
   type ApiTokenRow,
   deleteAllApiTokens,
@@ -40,6 +41,7 @@ export function createApiToken(
   input: ApiTokenInput,
 ): { row: ApiTokenRow; token: string } {
   check(ctx, userId, input);
+  assertWithinPlan(ctx, userId, 'apiTokens');
   const { token, digest, hint } = issueToken('M');
   const id = ctx.db.transaction(() =>
     insertApiToken(ctx.db, {

@@ -3,6 +3,7 @@ import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { issueToken } from '../../lib/tokens';
 import { requireOwned } from '../channels/access';
+import { writeWithinPlan } from '../plans/caps';
 import {
   deleteKey,
   findKey,
@@ -63,7 +64,7 @@ export function issueKey(
   if (!canRead && !canWrite) throw errors.badRequest('a key needs canRead or canWrite');
   checkExpiry(ctx, input.expiresAt);
   const { token, digest, hint } = issueToken('A');
-  const id = ctx.db.transaction(() =>
+  const id = writeWithinPlan(ctx, p.userId, 'channelKeys', () =>
     insertKey(ctx.db, {
       channelId,
       name: input.name ?? '',
@@ -94,7 +95,7 @@ export function changeKey(ctx: AppContext, p: Principal, id: number, patch: KeyP
   const canWrite = patch.canWrite ?? row.can_write === 1;
   if (!canRead && !canWrite) throw errors.badRequest('a key needs canRead or canWrite');
   checkExpiry(ctx, patch.expiresAt);
-  ctx.db.transaction(() => updateKey(ctx.db, id, patch));
+  writeWithinPlan(ctx, row.user_id, null, () => updateKey(ctx.db, id, patch));
   // Narrowed permissions must reach open sockets too.
   if (patch.canRead === false) ctx.bus.emit('token:invalidated', { kind: 'app', tokenId: id });
   return findKey(ctx.db, id)!;

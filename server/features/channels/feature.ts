@@ -8,13 +8,14 @@ import { shareTokenResolver } from '../shares/auth';
 import { shareRoutes } from '../shares/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { channelRoutes } from './routes';
+import { sealStoredDeliverySecrets } from './service';
 
 /**
  * The core notification path (issue 4): channels, channel keys, messages, alert receivers, public
  * webhooks and sharing. Live delivery (server/realtime) listens to the bus events these publish.
  */
 export const channelFeatures: readonly Feature[] = [
-  { name: 'channels', routes: channelRoutes },
+  { name: 'channels', init: (ctx) => void sealStoredDeliverySecrets(ctx), routes: channelRoutes },
   { name: 'channel-keys', routes: channelKeyRoutes },
   {
     name: 'messages',

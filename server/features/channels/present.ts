@@ -1,13 +1,24 @@
 import type { AppContext } from '../../context';
+import type { Principal } from '../../http/auth';
 import { rfc3339OrNull } from '../../lib/clock';
 import type { VisibleChannel } from './access';
-import { type DeliveryConfig, maskDeliveryConfig } from './delivery-config';
+import { maskDeliveryConfig, openDeliveryConfig } from './delivery-config';
 import type { ChannelRow } from './store';
 
 export const IMAGE_ROUTE = '/image/application';
 
 export function imageUrl(ctx: AppContext, row: ChannelRow): string {
   return row.image ? `${ctx.publicUrl()}${IMAGE_ROUTE}/${row.image}` : '';
+}
+
+/**
+ * Who sees a channel's re-delivery settings (masked): the owner through a device, Basic or a write API
+ * token. Read-only API tokens, channel keys and share recipients get no `deliveryConfig` at all.
+ */
+function seesDeliveryConfig(v: VisibleChannel, viewer: Principal | undefined): boolean {
+  if (!viewer || v.share || !v.owned) return false;
+  if (viewer.kind === 'device' || viewer.kind === 'basic') return true;
+  return viewer.kind === 'api' && viewer.access === 'write';
 }
 
 /**
@@ -18,7 +29,7 @@ export function imageUrl(ctx: AppContext, row: ChannelRow): string {
 export function presentChannel(
   ctx: AppContext,
   v: VisibleChannel,
-  opts: { fullToken?: string; visibleIds?: ReadonlySet<number> } = {},
+  opts: { fullToken?: string; visibleIds?: ReadonlySet<number>; viewer?: Principal } = {},
 ) {
   const { row, share } = v;
   const token = share ? (share.permission === 'send' ? share.tokenHint : '') : (row.key_hint ?? '');
@@ -35,8 +46,9 @@ export function presentChannel(
     sortKey: row.sort_key,
     ...(parentVisible ? { parentId: row.parent_id } : {}),
     tags: JSON.parse(row.tags) as string[],
-    // Re-delivery settings are the owner's; a recipient sees none of them.
-    deliveryConfig: share ? {} : maskDeliveryConfig(JSON.parse(row.delivery_config) as DeliveryConfig),
+    ...(seesDeliveryConfig(v, opts.viewer)
+      ? { deliveryConfig: maskDeliveryConfig(openDeliveryConfig(ctx.secret, row.delivery_config)) }
+      : {}),
     ...(share ? { shared: true, sharePermission: share.permission, canShare: share.canShare } : {}),
     hbTotal: 0,
     hbAlerting: 0,

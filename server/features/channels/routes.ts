@@ -72,17 +72,22 @@ const WRITE = { ...TOK, access: 'write' } as const;
 export function channelRoutes(ctx: AppContext): RouteTable {
   const t = new RouteTable(ctx, 'channels');
   t.get('/application', READ, (req) => {
-    const list = listVisible(ctx, principalOf(req));
+    const viewer = principalOf(req);
+    const list = listVisible(ctx, viewer);
     const visibleIds = new Set(list.map((v) => v.row.id));
-    return list.map((v) => presentChannel(ctx, v, { visibleIds }));
+    return list.map((v) => presentChannel(ctx, v, { visibleIds, viewer }));
   });
   t.post('/application', { ...TOK_BASIC, access: 'write' }, (req) => {
-    const { channel, token } = createChannel(ctx, principalOf(req), parseBody(req, createBody));
-    return presentChannel(ctx, channel, { fullToken: token });
+    const viewer = principalOf(req);
+    const { channel, token } = createChannel(ctx, viewer, parseBody(req, createBody));
+    return presentChannel(ctx, channel, { fullToken: token, viewer });
   });
-  t.put('/application/:id', WRITE, (req) =>
-    presentChannel(ctx, updateChannelFor(ctx, principalOf(req), idParam(req), parseBody(req, updateBody))),
-  );
+  t.put('/application/:id', WRITE, (req) => {
+    const viewer = principalOf(req);
+    return presentChannel(ctx, updateChannelFor(ctx, viewer, idParam(req), parseBody(req, updateBody)), {
+      viewer,
+    });
+  });
   t.delete('/application/:id', WRITE, (req) => {
     deleteChannelFor(ctx, principalOf(req), idParam(req));
     return {};
@@ -99,12 +104,16 @@ export function channelRoutes(ctx: AppContext): RouteTable {
   t.post(
     '/application/:id/image',
     WRITE,
-    async (req) => presentChannel(ctx, await setImage(ctx, principalOf(req), idParam(req), req.file?.buffer)),
+    async (req) => {
+      const viewer = principalOf(req);
+      return presentChannel(ctx, await setImage(ctx, viewer, idParam(req), req.file?.buffer), { viewer });
+    },
     singleFileUpload(),
   );
-  t.delete('/application/:id/image', WRITE, (req) =>
-    presentChannel(ctx, deleteImage(ctx, principalOf(req), idParam(req))),
-  );
+  t.delete('/application/:id/image', WRITE, (req) => {
+    const viewer = principalOf(req);
+    return presentChannel(ctx, deleteImage(ctx, viewer, idParam(req)), { viewer });
+  });
   // Logos are public (an <img> sends no token); the names are random (docs/api.md "Logo").
   t.get(`${IMAGE_ROUTE}/:file`, null, (req, res) => {
     const file = String(req.params.file);

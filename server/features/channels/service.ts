@@ -8,8 +8,16 @@ import { errors } from '../../http/errors';
 import { rfc3339OrNull } from '../../lib/clock';
 import { createPrimaryKey } from '../channel-keys/service';
 import { keyIdsOfChannels } from '../channel-keys/store';
+import { writeWithinPlan } from '../plans/caps';
 import { listVisible, requireOwned, requireVisible, targetChannelIds, type VisibleChannel } from './access';
-import { type DeliveryConfig, enabledAdapters, validateDeliveryConfig } from './delivery-config';
+import {
+  type DeliveryConfig,
+  enabledAdapters,
+  hasUnsealedSecrets,
+  openDeliveryConfig,
+  sealDeliveryConfig,
+  validateDeliveryConfig,
+} from './delivery-config';
 import {
   type ChannelPatch,
   type ChannelRow,
@@ -67,8 +75,10 @@ export function createChannel(ctx: AppContext, p: Principal, input: ChannelInput
   if (input.parentId !== undefined && input.parentId !== null)
     checkParent(ctx, p.userId, null, input.parentId);
   const deliveryConfig =
-    input.deliveryConfig === undefined ? {} : validateDeliveryConfig(input.deliveryConfig);
-  const { id, token } = ctx.db.transaction(() => {
+    input.deliveryConfig === undefined
+      ? {}
+      : sealDeliveryConfig(ctx.secret, validateDeliveryConfig(input.deliveryConfig));
+  const { id, token } = writeWithinPlan(ctx, p.userId, 'channels', () => {
     const id = insertChannel(ctx.db, {
       userId: p.userId,
       name: input.name,
@@ -104,11 +114,11 @@ export function updateChannelFor(
     tags: input.tags,
   };
   if (input.deliveryConfig !== undefined)
-    patch.deliveryConfig = validateDeliveryConfig(
-      input.deliveryConfig,
-      JSON.parse(row.delivery_config) as DeliveryConfig,
+    patch.deliveryConfig = sealDeliveryConfig(
+      ctx.secret,
+      validateDeliveryConfig(input.deliveryConfig, openDeliveryConfig(ctx.secret, row.delivery_config)),
     );
-  ctx.db.transaction(() => updateChannel(ctx.db, id, patch));
+  writeWithinPlan(ctx, row.user_id, null, () => updateChannel(ctx.db, id, patch));
   ctx.bus.emit('channel:status_changed', { appid: id, userIds: channelAudience(ctx, id, row.user_id) });
   return { row: findChannel(ctx.db, id)!, owned: true };
 }
@@ -134,6 +144,27 @@ export function deleteChannelFor(ctx: AppContext, p: Principal, id: number): voi
   if (recipients.length > 0)
     ctx.bus.emit('share:changed', { appid: id, userIds: [row.user_id, ...recipients] });
   ctx.bus.emit('channel:status_changed', { appid: id, userIds: audience });
+}
+
+/**
+ * At start: seals the delivery secrets of rows written before they were sealed at rest (issue 21), so
+ * the database keeps no secret in clear from the next snapshot on. Returns how many channels changed.
+ */
+export function sealStoredDeliverySecrets(ctx: AppContext): number {
+  const legacy = ctx.db
+    .all<{ id: number; delivery_config: string }>(
+      "SELECT id, delivery_config FROM channels WHERE delivery_config <> '{}'",
+    )
+    .filter((r) => hasUnsealedSecrets(JSON.parse(r.delivery_config) as DeliveryConfig));
+  if (legacy.length === 0) return 0;
+  ctx.db.transaction(() => {
+    for (const r of legacy)
+      updateChannel(ctx.db, r.id, {
+        deliveryConfig: sealDeliveryConfig(ctx.secret, openDeliveryConfig(ctx.secret, r.delivery_config)),
+      });
+  });
+  ctx.log.info('sealed the delivery secrets of older channels', { channels: legacy.length });
+  return legacy.length;
 }
 
 /** The user's internal channel, created on first need (docs/api.md "Internal (system) channel"). */

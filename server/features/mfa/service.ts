@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { generateSecret, generateURI, verifySync } from 'otplib';
 import type { AppContext, RequestMeta } from '../../context';
 import { errors } from '../../http/errors';
 import { rfc3339 } from '../../lib/clock';
 import { MFA_CHALLENGE_TTL_MS, RECOVERY_CODE_COUNT } from '../../lib/limits';
+import { seal as sealSecret, unseal as unsealSecret } from '../../lib/seal';
 import { tokenDigest } from '../../lib/tokens';
 import {
   addApprover,
@@ -37,24 +38,9 @@ export type SecondFactor = 'totp' | 'recovery' | 'mobile';
 
 // --- secrets at rest -------------------------------------------------------------------------------
 
-function secretKey(ctx: AppContext): Buffer {
-  return createHmac('sha256', ctx.secret).update('belfry:totp-secret').digest();
-}
-
-function seal(ctx: AppContext, plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', secretKey(ctx), iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return `v1.${iv.toString('base64url')}.${body.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
-}
-
-function unseal(ctx: AppContext, sealed: string): string {
-  const [v, iv, body, tag] = sealed.split('.');
-  if (v !== 'v1' || !iv || body === undefined || !tag) throw new Error('unknown sealed secret format');
-  const decipher = createDecipheriv('aes-256-gcm', secretKey(ctx), Buffer.from(iv, 'base64url'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-}
+const TOTP_SEAL_PURPOSE = 'belfry:totp-secret';
+const seal = (ctx: AppContext, plain: string) => sealSecret(ctx.secret, TOTP_SEAL_PURPOSE, plain);
+const unseal = (ctx: AppContext, sealed: string) => unsealSecret(ctx.secret, TOTP_SEAL_PURPOSE, sealed);
 
 function recoveryDigest(ctx: AppContext, code: string): string {
   const normalized = code.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
 import { rfc3339 } from '../../lib/clock';
 import { type PlanName, STORAGE_SNAPSHOT_TTL_MS } from '../../lib/limits';
+import { type PlanCaps, planCaps } from '../plans/caps';
 import {
   addUsage,
   deleteMinutesBefore,
@@ -112,6 +113,7 @@ export interface QuotaBreakdown {
   hours: { at: string; count: number }[];
   minutes: { at: string; count: number }[];
   storage: StorageSnapshot;
+  caps: PlanCaps;
 }
 
 /** `GET /user/quota-breakdown`: every hour of the day (zeros included), the minutes that had events. */
@@ -136,6 +138,7 @@ export function quotaBreakdown(
     hours: hourCounts.map((count, h) => ({ at: rfc3339(day * DAY_MS + h * 3_600_000), count })),
     minutes: minutes.map((m) => ({ at: rfc3339(m.minute * MINUTE_MS), count: m.count })),
     storage: storageSnapshot(ctx, user.id, user.image),
+    caps: planCaps(ctx, user.id),
   };
 }
 

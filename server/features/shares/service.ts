@@ -7,6 +7,7 @@ import { inScope, isRestricted, listVisible, requireVisible, type VisibleChannel
 import { findChannel } from '../channels/store';
 import { queueMail } from '../mail/service';
 import { postSystemMessage } from '../messages/service';
+import { assertWithinPlan } from '../plans/caps';
 import { findUserByEmail, findUserById } from '../users/store';
 import {
   acceptedShareOf,
@@ -70,6 +71,7 @@ export function createShare(
   if (email === owner.email.toLowerCase() || email === emailOf(ctx, p.userId).toLowerCase())
     throw errors.badRequest('email: cannot share a channel with yourself or its owner');
   if (activeShareFor(ctx.db, channelId, email)) throw errors.conflict('already shared with this address');
+  assertWithinPlan(ctx, p.userId, 'shares');
   const invite = randomBytes(24).toString('base64url');
   const id = ctx.db.transaction(() =>
     insertShare(ctx.db, {

@@ -7,6 +7,7 @@ import { LAST_USED_RESOLUTION_MS } from '../../lib/limits';
 import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
 import { requireOwned } from '../channels/access';
 import { type SendInput, sendMessages } from '../messages/service';
+import { assertWebhookTemplate, writeWithinPlan } from '../plans/caps';
 import {
   deleteWebhook,
   findWebhook,
@@ -35,9 +36,10 @@ export function presentWebhook(ctx: AppContext, row: WebhookRow, fullToken?: str
   };
 }
 
-function checkFields(f: WebhookFields): void {
+function checkFields(ctx: AppContext, userId: number, f: WebhookFields): void {
   if (f.mode === 'static' && f.text.trim() === '')
     throw errors.badRequest('text: a static webhook needs a text');
+  assertWebhookTemplate(ctx, userId, f.title, f.text);
 }
 
 export function webhooksOf(ctx: AppContext, p: Principal, channelId: number): WebhookRow[] {
@@ -47,9 +49,11 @@ export function webhooksOf(ctx: AppContext, p: Principal, channelId: number): We
 
 export function createWebhook(ctx: AppContext, p: Principal, channelId: number, f: WebhookFields) {
   requireOwned(ctx, p, channelId, { write: true, what: 'manage its webhooks' });
-  checkFields(f);
+  checkFields(ctx, p.userId, f);
   const { token, digest, hint } = issueToken('W');
-  const id = ctx.db.transaction(() => insertWebhook(ctx.db, channelId, f, digest, hint, ctx.clock.now()));
+  const id = writeWithinPlan(ctx, p.userId, 'webhooks', () =>
+    insertWebhook(ctx.db, channelId, f, digest, hint, ctx.clock.now()),
+  );
   return { row: findWebhook(ctx.db, id)!, token };
 }
 
@@ -74,8 +78,8 @@ export function changeWebhook(
     text: patch.text ?? row.text,
     priority: patch.priority === undefined ? row.priority : patch.priority,
   };
-  checkFields(next);
-  ctx.db.transaction(() => updateWebhook(ctx.db, id, next));
+  checkFields(ctx, row.user_id, next);
+  writeWithinPlan(ctx, row.user_id, null, () => updateWebhook(ctx.db, id, next));
   return findWebhook(ctx.db, id)!;
 }
 
