@@ -26,7 +26,7 @@ const LINK = /^(?:https?:|mailto:|\/(?![/\\])|#)/i;
 const URL_BLANKS = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
 
 /** The href to keep, or null: LINK, and a path must resolve to this very origin. */
-export function safeHref(raw: string): string | null {
+function safeHref(raw: string): string | null {
   const v = raw.replace(URL_BLANKS, '');
   if (!LINK.test(v)) return null;
   if (v.startsWith('/') && new URL(raw, location.origin).origin !== location.origin) return null;
