@@ -212,7 +212,7 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(await e.invoke(IPC.setSettings, as, { lanAccess: true })).toMatchObject({ restarting: true });
     await vi.waitFor(() => expect(handle.hosted().server).not.toBe(first), { timeout: 10_000 });
     await vi.waitFor(() => expect(win.webContents.url).toBe(`http://127.0.0.1:${handle.hosted().port}`));
-    expect(handle.hosted().server.ctx.config.host).toBe('0.0.0.0');
+    expect(handle.hosted().server.ctx.config).toMatchObject({ host: '0.0.0.0', lan: true });
     const lan = `http://192.168.1.9:${handle.hosted().port}`;
     expect(e.trays[0]!.menu.map((i) => i.label)).toContain(`LAN: ${lan}`);
     const asNow = { contents: win.webContents, frameUrl: `http://127.0.0.1:${handle.hosted().port}/` };

@@ -1,4 +1,5 @@
 import type { NetworkInterfaceInfo } from 'node:os';
+import type { Logger } from '../server/lib/log';
 import type { FetchLike } from './desktop-session';
 import type { BrowserWindowInstance, ElectronApi, KeyValueStore, MenuItemOptions } from './electron-api';
 import { IPC } from './ipc/channels';
@@ -22,6 +23,8 @@ export interface DesktopDeps {
   fetch: FetchLike;
   now: () => number;
   log: (msg: string, err?: unknown) => void;
+  /** The hosted server's logger (main.ts: the log file in the data dir, server-host.ts). */
+  serverLog?: Logger;
   /** process.platform; injected so the macOS-only menu is testable anywhere. */
   platform?: NodeJS.Platform;
 }
@@ -81,7 +84,13 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
   let settings = settingsStore.read();
   settingsStore.applyLoginItem(settings);
   const host = () =>
-    hostServer(d.factory, { userData: app.getPath('userData'), settings, env: d.env, log: (m) => d.log(m) });
+    hostServer(d.factory, {
+      userData: app.getPath('userData'),
+      settings,
+      env: d.env,
+      log: (m) => d.log(m),
+      ...(d.serverLog ? { serverLog: d.serverLog } : {}),
+    });
   let hosted = await host();
   let origin = windowUrl(hosted.port);
   const currentLanUrls = () => (settings.lanAccess ? lanUrls(d.networkInterfaces(), hosted.port) : []);

@@ -7,18 +7,28 @@ import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../server/config';
 import { createServer } from '../server/index';
+import { installLastResortHandlers } from '../server/lib/last-resort';
+import type { Logger } from '../server/lib/log';
 import { runDesktop } from './desktop';
 import type { FetchLike } from './desktop-session';
 import type { ElectronApi, KeyValueStore } from './electron-api';
+import { desktopDataDir, desktopLogger } from './server-host';
 import { DEFAULT_SETTINGS, type DesktopSettings } from './settings';
 
 type StoreCtor = new (opts: { name: string; defaults: DesktopSettings }) => KeyValueStore<DesktopSettings>;
+
+let log: Logger | null = null;
 
 async function main(): Promise<void> {
   const electronName = 'electron';
   const storeName = 'electron-store';
   const electronModule = (await import(electronName)) as { default?: ElectronApi } & ElectronApi;
   const electron = electronModule.default ?? electronModule;
+  // Logs go to <dataDir>/logs/belfry.log (and stderr); an error nothing caught is logged there instead
+  // of stopping the server or popping up Electron's error dialog.
+  const logger = desktopLogger(desktopDataDir(electron.app.getPath('userData'), process.env), process.env);
+  log = logger;
+  installLastResortHandlers(logger);
   const Store = ((await import(storeName)) as { default: StoreCtor }).default;
   const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
   const handle = await runDesktop({
@@ -34,12 +44,14 @@ async function main(): Promise<void> {
     networkInterfaces,
     fetch: fetch as unknown as FetchLike,
     now: () => Date.now(),
-    log: (msg, err) => console.error(`belfry: ${msg}`, err ?? ''),
+    log: (msg, err) => logger.warn(msg, err === undefined ? undefined : { err }),
+    serverLog: logger,
   });
-  if (handle) console.log(`Belfry listening on ${handle.hosted().url}`);
+  if (handle) logger.info(`Belfry listening on ${handle.hosted().url}`);
 }
 
 main().catch((err: unknown) => {
-  console.error('belfry: the desktop app failed to start:', err);
+  if (log) log.error('the desktop app failed to start', { err });
+  else console.error('belfry: the desktop app failed to start:', err);
   process.exit(1);
 });

@@ -1,6 +1,15 @@
 import { join } from 'node:path';
 import type { Config, ConfigInput } from '../server/config';
 import type { BelfryServer, ServerDeps } from '../server/index';
+import {
+  createLogger,
+  fileSink,
+  type Logger,
+  type LogLevel,
+  type LogSink,
+  stderrSink,
+  teeSink,
+} from '../server/lib/log';
 import type { DesktopSettings } from './settings';
 
 export interface ServerFactory {
@@ -15,26 +24,57 @@ export interface HostedServer {
   host: string;
 }
 
-/** The data dir lives in the app's user-data folder (contract: "the OS app-data folder under Electron"). */
-export function desktopDataDir(userData: string): string {
-  return join(userData, 'data');
+/**
+ * The data dir lives in the app's user-data folder (contract: "the OS app-data folder under Electron");
+ * BELFRY_DATA_DIR moves it.
+ */
+export function desktopDataDir(userData: string, env: NodeJS.ProcessEnv = {}): string {
+  return env.BELFRY_DATA_DIR || join(userData, 'data');
+}
+
+/** Where the desktop app logs: nobody reads the stderr of an app started from a menu or at login. */
+export function desktopLogFile(dataDir: string): string {
+  return join(dataDir, 'logs', 'belfry.log');
+}
+
+const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies LogLevel[];
+
+/**
+ * The desktop app's logger: every line to `<dataDir>/logs/belfry.log` (0600, 2 MiB and one rotated
+ * file, server/lib/log.ts) and to stderr (seen when started from a terminal). BELFRY_LOG_LEVEL sets the
+ * level as for the server; an unknown value keeps `info` (the server's own config check reports it).
+ */
+export function desktopLogger(dataDir: string, env: NodeJS.ProcessEnv, alsoTo: LogSink = stderrSink): Logger {
+  const wanted = env.BELFRY_LOG_LEVEL ?? '';
+  const level = (LEVELS.includes(wanted) ? wanted : 'info') as LogLevel;
+  return createLogger(level, teeSink(fileSink(desktopLogFile(dataDir)), alsoTo));
 }
 
 /**
- * Starts the server in-process: loopback only, or 0.0.0.0 with LAN access. When the chosen port is
+ * Starts the server in-process: loopback only, or 0.0.0.0 in LAN mode with LAN access. When the chosen port is
  * taken (another Belfry, another program) it falls back to a free port rather than failing to open.
  */
 export async function hostServer(
   f: ServerFactory,
-  o: { userData: string; settings: DesktopSettings; env: NodeJS.ProcessEnv; log: (msg: string) => void },
+  o: {
+    userData: string;
+    settings: DesktopSettings;
+    env: NodeJS.ProcessEnv;
+    log: (msg: string) => void;
+    /** The server's logger (the desktop log file); the server's own stderr logger without it. */
+    serverLog?: Logger;
+  },
 ): Promise<HostedServer> {
   const overrides: Partial<ConfigInput> = {
-    dataDir: o.env.BELFRY_DATA_DIR || desktopDataDir(o.userData),
+    dataDir: desktopDataDir(o.userData, o.env),
     host: o.settings.lanAccess ? '0.0.0.0' : '127.0.0.1',
+    // The LAN access setting is the explicit choice of plain HTTP on the network (server/config.ts).
+    lan: o.settings.lanAccess,
     port: o.settings.port,
   };
   const start = async (port: number) => {
-    const server = await f.createServer(f.loadConfig({ env: o.env, overrides: { ...overrides, port } }));
+    const config = f.loadConfig({ env: o.env, overrides: { ...overrides, port } });
+    const server = await f.createServer(config, o.serverLog ? { log: o.serverLog } : {});
     try {
       const addr = await server.start();
       return { server, ...addr };

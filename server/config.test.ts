@@ -31,6 +31,7 @@ describe('config', () => {
       env: {
         BELFRY_PORT: '9000',
         BELFRY_HOST: '0.0.0.0',
+        BELFRY_LAN: '1',
         BELFRY_REGISTRATION: 'true',
         BELFRY_ALLOWED_ORIGINS: 'http://a, http://b',
       },
@@ -60,9 +61,34 @@ describe('config', () => {
   });
 
   it('builds the public URL from the listening address unless one is set', () => {
-    const c = loadConfig({ env: {}, argv: ['--host', '0.0.0.0'] });
+    const c = loadConfig({ env: {}, argv: ['--lan'] });
     expect(publicUrlOf(c, 1234)).toBe('http://127.0.0.1:1234');
     const d = loadConfig({ env: { BELFRY_PUBLIC_URL: 'https://bell.example.com/' } });
     expect(publicUrlOf(d, 1)).toBe('https://bell.example.com');
+  });
+
+  it('refuses a non-loopback host unless LAN mode is chosen, and says how to choose it', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'belfry.lan']) {
+      expect(() => loadConfig({ env: {}, argv: ['--host', host] })).toThrow(ConfigError);
+      expect(() => loadConfig({ env: { BELFRY_HOST: host } })).toThrow(/plain HTTP.*--lan \(BELFRY_LAN=1\)/s);
+    }
+    for (const host of ['127.0.0.1', '127.8.0.2', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(loadConfig({ env: {}, argv: ['--host', host] })).toMatchObject({ host, lan: false });
+  });
+
+  it('--lan (or BELFRY_LAN) binds every interface unless a host is given', () => {
+    expect(loadConfig({ env: {}, argv: ['--lan'] })).toMatchObject({ host: '0.0.0.0', lan: true });
+    expect(loadConfig({ env: {}, argv: ['--lan', '--port', '9'] })).toMatchObject({
+      host: '0.0.0.0',
+      port: 9,
+    });
+    expect(loadConfig({ env: { BELFRY_LAN: 'true' } })).toMatchObject({ host: '0.0.0.0', lan: true });
+    expect(loadConfig({ env: { BELFRY_LAN: '1' }, argv: ['--host', '192.168.1.5'] })).toMatchObject({
+      host: '192.168.1.5',
+      lan: true,
+    });
+    expect(loadConfig({ env: {}, argv: ['--lan', '--host', '127.0.0.1'] }).lan).toBe(true);
+    expect(loadConfig({ env: { BELFRY_LAN: '0' } })).toMatchObject({ host: '127.0.0.1', lan: false });
+    expect(() => loadConfig({ env: { BELFRY_LAN: 'maybe' } })).toThrow(/lan/);
   });
 });

@@ -45,6 +45,11 @@ const configSchema = z.object({
   /** Version stamping (set at build time; see scripts/stamp-version). */
   commit: z.string().default('unknown'),
   buildDate: z.string().default('unknown'),
+  /**
+   * LAN mode: serve the network over plain HTTP (the host defaults to 0.0.0.0). The one way to bind a
+   * non-loopback address, so that exposing passwords and tokens unencrypted is a choice, never a typo.
+   */
+  lan: boolish.default(false),
 });
 
 export type ConfigInput = z.input<typeof configSchema>;
@@ -67,6 +72,7 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_SNAPSHOT_JOURNAL_BYTES: 'snapshotJournalBytes',
   BELFRY_COMMIT: 'commit',
   BELFRY_BUILD_DATE: 'buildDate',
+  BELFRY_LAN: 'lan',
 };
 
 const FLAGS: Record<string, keyof ConfigInput> = {
@@ -79,6 +85,7 @@ const FLAGS: Record<string, keyof ConfigInput> = {
   'smtp-url': 'smtpUrl',
   'mail-from': 'mailFrom',
   'allowed-origins': 'allowedOrigins',
+  lan: 'lan',
 };
 
 export class ConfigError extends Error {}
@@ -105,7 +112,7 @@ export function parseFlags(argv: readonly string[]): Partial<Record<keyof Config
     let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[i + 1];
     if (eq < 0) {
       if (value === undefined || value.startsWith('--')) {
-        if (key === 'registration') value = 'true';
+        if (key === 'registration' || key === 'lan') value = 'true';
         else throw new ConfigError(`flag --${name} needs a value`);
       } else i++;
     }
@@ -131,6 +138,7 @@ export function loadConfig(
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  applyLanMode(parsed.data, raw.host !== undefined);
   return { ...parsed.data, plans: loadPlans(parsed.data.dataDir) };
 }
 
@@ -179,4 +187,26 @@ export function publicUrlOf(config: Config, port: number): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and `localhost`: only this computer can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+export const PLAIN_HTTP_LAN_WARNING =
+  'LAN mode: Belfry is reachable from the network over plain HTTP; anyone on it can read passwords, ' +
+  'tokens and messages. Use it only on a network you trust, or keep 127.0.0.1 behind an HTTPS proxy.';
+
+/** `--lan` binds every interface unless a host is given; any other non-loopback host needs `--lan`. */
+function applyLanMode(config: z.output<typeof configSchema>, hostGiven: boolean): void {
+  if (config.lan && !hostGiven) config.host = '0.0.0.0';
+  if (!config.lan && !isLoopbackHost(config.host))
+    throw new ConfigError(
+      `host ${config.host} would serve Belfry to the network over plain HTTP (passwords and tokens unencrypted). ` +
+        'Start with --lan (BELFRY_LAN=1) to choose LAN mode, or keep 127.0.0.1 behind an HTTPS proxy.',
+    );
 }

@@ -13,6 +13,7 @@ import { JoinShare } from '../features/channels/JoinShare';
 import { Devices } from '../features/devices/Devices';
 import { Inbox } from '../features/inbox/Inbox';
 import { LiveProvider } from './live';
+import { PlainHttpLanBanner } from './PlainHttpLanBanner';
 import { Link, navigate, useLocation } from './router';
 import { useSession } from './session';
 import { ThemeToggle } from './theme';
@@ -46,10 +47,17 @@ export function App() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: close the phone menu whenever the page changes
   useEffect(() => setMenuOpen(false), [path]);
 
-  if (path === '/pair') return <PairClaim />;
+  if (path === '/pair')
+    return (
+      <>
+        <PlainHttpLanBanner />
+        <PairClaim />
+      </>
+    );
   if (!token) {
     return (
       <>
+        <PlainHttpLanBanner />
         <header>
           <ThemeToggle floating />
         </header>
@@ -57,17 +65,26 @@ export function App() {
       </>
     );
   }
-  if (loading && !user) return <p className="loading">Loading…</p>;
+  if (loading && !user)
+    return (
+      <>
+        <PlainHttpLanBanner />
+        <p className="loading">Loading…</p>
+      </>
+    );
   if (!user)
     return (
-      <main className="auth-page">
-        <div className="card stack">
-          <ErrorText error={error} />
-          <button type="button" onClick={() => void signOut()}>
-            Sign out
-          </button>
-        </div>
-      </main>
+      <>
+        <PlainHttpLanBanner />
+        <main className="auth-page">
+          <div className="card stack">
+            <ErrorText error={error} />
+            <button type="button" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        </main>
+      </>
     );
 
   const items = user.admin ? [...NAV, ...ADMIN_NAV] : NAV;
@@ -110,6 +127,7 @@ export function App() {
         <a href="#main" className="skip">
           Skip to content
         </a>
+        <PlainHttpLanBanner />
         <header className="topbar">
           <Link to="/inbox" className="brand" aria-label="Belfry inbox">
             <img src="/favicon.svg" alt="" width={24} height={24} /> Belfry

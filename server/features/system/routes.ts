@@ -1,3 +1,4 @@
+import { PLAIN_HTTP_LAN_WARNING } from '../../config';
 import type { AppContext } from '../../context';
 import { RouteTable } from '../../http/routes';
 import { buildInfo } from '../../lib/version';
@@ -19,10 +20,13 @@ export function systemRoutes(ctx: AppContext): RouteTable {
     return ok ? { health: 'green', database: 'green' } : { health: 'red', database: 'red' };
   });
   t.get('/version', null, () => buildInfo(ctx.config));
+  // LAN mode (--lan) is said once at start and to every client, whose UI shows a standing warning.
+  if (ctx.config.lan) ctx.log.warn(PLAIN_HTTP_LAN_WARNING);
   const serverinfo = () => ({
     version: buildInfo(ctx.config).version,
     register: ctx.config.registration,
     oidc: false,
+    ...(ctx.config.lan ? { plainHttpLan: true } : {}),
   });
   t.get('/serverinfo', null, serverinfo);
   t.get('/gotifyinfo', null, serverinfo);

@@ -2,7 +2,10 @@ import { useEffect, useState } from 'react';
 import { type DesktopSettings, desktop } from '../../api/desktop';
 import { CopyField, ErrorText, Field, useAction } from '../../components/ui';
 
-/** Only in the desktop app: start at login, LAN access (shows the LAN URL) and the port. */
+/**
+ * Only in the desktop app: start at login, LAN access (shows the LAN URL and warns that it is plain
+ * HTTP; the server then runs in LAN mode and every page shows PlainHttpLanBanner) and the port.
+ */
 export function DesktopSettingsCard() {
   const bridge = desktop();
   const [state, setState] = useState<{ settings: DesktopSettings; lanUrls: string[] } | null>(null);
@@ -48,6 +51,10 @@ export function DesktopSettingsCard() {
             />{' '}
             LAN access (phones and other computers on this network can connect)
           </label>
+          <p className={state.settings.lanAccess ? 'warning' : 'hint'}>
+            LAN access is plain HTTP, not encrypted: anyone on the same network can read passwords, tokens and
+            messages sent to Belfry. Turn it on only on a network you trust.
+          </p>
           {state.settings.lanAccess
             ? state.lanUrls.map((u) => <CopyField key={u} label="LAN address" value={u} />)
             : null}

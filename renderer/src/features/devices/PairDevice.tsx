@@ -57,7 +57,7 @@ export function PairDevice({ onPaired }: { onPaired: () => void }) {
           {!pairing.lan ? (
             <p className="warning" role="alert">
               Belfry listens only on this computer, so a phone cannot reach it. Turn on LAN access (desktop
-              app settings below, or start the server with <code>--host 0.0.0.0</code>) and make a new code.
+              app settings below, or start the server with <code>--lan</code>) and make a new code.
             </p>
           ) : null}
           <QrCode text={url} label="Pairing QR code" />
