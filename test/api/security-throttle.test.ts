@@ -232,38 +232,51 @@ async function concurrently(n: number, send: () => Promise<ApiResponse>): Promis
 
 /** Issue 21, items 5 and 15: attempts are counted before the password check, per account and address. */
 describe('sign-in throttling', () => {
-  test('50 concurrent wrong logins: 10 are evaluated, the rest and a right password after get 429 until the window passes', async () => {
-    const s = await startTestServer();
-    try {
-      const bad = { email: s.admin.email, password: 'wrong-password' };
-      const all = await concurrently(50, () => s.request('POST', '/auth/local/login', { basic: bad }));
-      expect(statuses(all)).toEqual({ 401: LOGIN_FAILURES_PER_MINUTE, 429: 40 });
-      const right = await s.request('POST', '/auth/local/login', { basic: s.admin });
-      expect(right.status).toBe(429);
-      expect(right.body).toEqual(TOO_MANY);
-      expect(right.headers.get('retry-after')).toBe('60');
-      s.clock.advance(59_000);
-      expect((await s.request('POST', '/auth/local/login', { basic: s.admin })).status).toBe(429);
-      s.clock.advance(1_000);
-      expect((await s.request('POST', '/auth/local/login', { basic: s.admin })).status).toBe(200);
-    } finally {
-      await s.close();
-    }
-  });
+  /** How each throttled password check is sent, and its answer to a wrong password. */
+  const bursts: {
+    name: string;
+    wrong: number;
+    send: (s: TestServer, pass: string, dev: string) => Promise<ApiResponse>;
+  }[] = [
+    {
+      name: 'logins',
+      wrong: 401,
+      send: (s, password) =>
+        s.request('POST', '/auth/local/login', { basic: { email: s.admin.email, password } }),
+    },
+    {
+      name: 'Basic pairs on GET /current/user',
+      wrong: 401,
+      send: (s, password) => s.request('GET', '/current/user', { basic: { email: s.admin.email, password } }),
+    },
+    {
+      name: 'sudo passwords',
+      wrong: 400,
+      send: (s, pass, dev) => s.request('POST', '/current/user/sudo', { token: dev, json: { pass } }),
+    },
+  ];
 
-  test('50 concurrent wrong Basic pairs on GET /current/user: 10 are evaluated, the rest 429', async () => {
-    const s = await startTestServer();
-    try {
-      const bad = { email: s.admin.email, password: 'wrong-password' };
-      const all = await concurrently(50, () => s.request('GET', '/current/user', { basic: bad }));
-      expect(statuses(all)).toEqual({ 401: 10, 429: 40 });
-      expect((await s.request('GET', '/current/user', { basic: s.admin })).status).toBe(429);
-      s.clock.advance(60_000);
-      expect((await s.request('GET', '/current/user', { basic: s.admin })).status).toBe(200);
-    } finally {
-      await s.close();
-    }
-  });
+  test.each(bursts)(
+    '50 concurrent wrong $name: 10 are evaluated, the rest and a right password after get 429 until the window passes',
+    async ({ wrong, send }) => {
+      const s = await startTestServer();
+      try {
+        const dev = (await deviceToken(s)).token;
+        const all = await concurrently(50, () => send(s, 'wrong-password', dev));
+        expect(statuses(all)).toEqual({ [wrong]: LOGIN_FAILURES_PER_MINUTE, 429: 40 });
+        const right = await send(s, s.admin.password, dev);
+        expect(right.status).toBe(429);
+        expect(right.body).toEqual(TOO_MANY);
+        expect(right.headers.get('retry-after')).toBe('60');
+        s.clock.advance(59_000);
+        expect((await send(s, s.admin.password, dev)).status).toBe(429);
+        s.clock.advance(1_000);
+        expect((await send(s, s.admin.password, dev)).status).toBe(200);
+      } finally {
+        await s.close();
+      }
+    },
+  );
 
   test('right passwords are refunded: 10 at once and 20 more in a row all succeed', async () => {
     const s = await startTestServer();
@@ -272,23 +285,6 @@ describe('sign-in throttling', () => {
       expect(statuses(all)).toEqual({ 200: 10 });
       for (let i = 0; i < 20; i++)
         expect((await s.request('GET', '/current/user', { basic: s.admin })).status).toBe(200);
-    } finally {
-      await s.close();
-    }
-  });
-
-  test('50 concurrent wrong sudo passwords: 10 are evaluated, the rest 429', async () => {
-    const s = await startTestServer();
-    try {
-      const dev = await deviceToken(s);
-      const all = await concurrently(50, () =>
-        s.request('POST', '/current/user/sudo', { token: dev.token, json: { pass: 'wrong-password' } }),
-      );
-      expect(statuses(all)).toEqual({ 400: 10, 429: 40 });
-      const right = { token: dev.token, json: { pass: s.admin.password } };
-      expect((await s.request('POST', '/current/user/sudo', right)).status).toBe(429);
-      s.clock.advance(60_000);
-      expect((await s.request('POST', '/current/user/sudo', right)).status).toBe(200);
     } finally {
       await s.close();
     }
