@@ -138,7 +138,7 @@ export function clientMeta(ctx: AppContext, req: AuthRequest): RequestMeta {
 }
 
 export function requestMeta(req: AuthRequest): RequestMeta {
-  // No proxy is trusted, so express's req.ip would be this address after parsing X-Forwarded-For for nothing.
+  // The socket's peer (express's req.ip is not used: it trusts no proxy). clientMeta applies trustProxy.
   const ua = req.headers['user-agent'];
   return { ip: req.socket.remoteAddress ?? '', userAgent: typeof ua === 'string' ? ua : '', path: req.path };
 }
