@@ -15,6 +15,12 @@ export interface AssembledApp {
   tables: RouteTable[];
 }
 
+/**
+ * The routes that take urlencoded forms: sign-in (the older protocol's clients), channel creation (the
+ * older protocol's CLI), the alert receivers (Zabbix posts forms) and public webhooks (HTML forms).
+ */
+const FORM_ROUTES = /^\/(?:auth\/local\/login|application|integrations\/[^/]+|webhook\/[^/]+)\/?$/i;
+
 /** Express assembly: body parsing, family routers in order, 501 for unbuilt spec routes, errors last. */
 export function assembleApp(ctx: AppContext, features: readonly Feature[]): AssembledApp {
   const app = express();
@@ -28,7 +34,12 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   });
   const limit = ctx.config.bodyLimitBytes;
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
-  app.use(express.urlencoded({ limit, extended: false }));
+  // Form bodies only where a client sends them (docs/api.md): elsewhere a form is not a body at all.
+  const form = express.urlencoded({ limit, extended: false });
+  app.use((req, res, next) => {
+    if (req.method === 'POST' && FORM_ROUTES.test(req.path)) form(req, res, next);
+    else next();
+  });
 
   const tables: RouteTable[] = [];
   for (const f of features) {

@@ -50,6 +50,18 @@ describe('config', () => {
     expect(() => loadConfig({ env: {}, argv: ['--port'] })).toThrow(/needs a value/);
   });
 
+  it('reads trustProxy as off, a hop count or a list of proxy addresses', () => {
+    expect(loadConfig({ env: {} }).trustProxy).toBe(false);
+    expect(loadConfig({ env: { BELFRY_TRUST_PROXY: 'false' } }).trustProxy).toBe(false);
+    expect(loadConfig({ env: { BELFRY_TRUST_PROXY: '2' } }).trustProxy).toEqual({ hops: 2 });
+    expect(loadConfig({ env: {}, argv: ['--trust-proxy', 'loopback, 10.0.0.2'] }).trustProxy).toEqual({
+      addresses: ['127.0.0.1', '::1', '10.0.0.2'],
+    });
+    expect(() => loadConfig({ env: {}, argv: ['--trust-proxy', 'proxy.lan'] })).toThrow(
+      /trustProxy: not a hop count or a list of IP addresses: proxy.lan/,
+    );
+  });
+
   it('reads plan overrides from plans.json in the data dir', () => {
     const dir = mkdtempSync(join(tmpdir(), 'belfry-cfg-'));
     writeFileSync(join(dir, 'plans.json'), JSON.stringify({ free: { devices: 5 } }));

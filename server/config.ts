@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -50,7 +51,33 @@ const configSchema = z.object({
    * non-loopback address, so that exposing passwords and tokens unencrypted is a choice, never a typo.
    */
   lan: boolish.default(false),
+  /**
+   * Which proxies may name the client in X-Forwarded-For (rate limits key on the client address):
+   * off (default), a hop count, or a comma list of proxy addresses (`loopback` = 127.0.0.1 and ::1).
+   */
+  trustProxy: z
+    .union([z.number(), z.string()])
+    .default('')
+    .transform((v, c): TrustProxy => {
+      const s = String(v).trim();
+      if (['', 'false', 'off', 'no', '0'].includes(s)) return false;
+      if (/^\d+$/.test(s)) return { hops: Number(s) };
+      const addresses = s.split(',').flatMap((a) => {
+        const t = a.trim();
+        return t === 'loopback' ? ['127.0.0.1', '::1'] : t ? [t] : [];
+      });
+      const bad = addresses.filter((a) => isIP(a) === 0);
+      if (bad.length)
+        c.addIssue({
+          code: 'custom',
+          message: `not a hop count or a list of IP addresses: ${bad.join(', ')}`,
+        });
+      return { addresses };
+    }),
 });
+
+/** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
+export type TrustProxy = false | { hops: number } | { addresses: string[] };
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema> & { plans: Record<PlanName, PlanLimits> };
@@ -73,6 +100,7 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_COMMIT: 'commit',
   BELFRY_BUILD_DATE: 'buildDate',
   BELFRY_LAN: 'lan',
+  BELFRY_TRUST_PROXY: 'trustProxy',
 };
 
 const FLAGS: Record<string, keyof ConfigInput> = {
@@ -86,6 +114,7 @@ const FLAGS: Record<string, keyof ConfigInput> = {
   'mail-from': 'mailFrom',
   'allowed-origins': 'allowedOrigins',
   lan: 'lan',
+  'trust-proxy': 'trustProxy',
 };
 
 export class ConfigError extends Error {}

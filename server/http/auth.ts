@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppContext, RequestMeta } from '../context';
 import { tokenDigest, tokenPrefix } from '../lib/tokens';
+import { sameOriginOrAllowed } from './cors';
 import { ApiError, errors } from './errors';
 
 /** Who is calling, resolved once per request (architecture.md, "Requests"). */
@@ -36,6 +38,8 @@ export interface AuthRequest {
   query: Record<string, unknown>;
   socket: { remoteAddress?: string | undefined };
   path: string;
+  /** Undefined only where no method is known; such a request is checked like a writing one. */
+  method?: string | undefined;
   principal?: Principal | undefined;
 }
 
@@ -100,8 +104,41 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   return undefined;
 }
 
+/**
+ * The client's address for rate limits: the socket's peer, or with `trustProxy` the address the trusted
+ * proxies name in X-Forwarded-For. A hop count trusts that many proxies in front of Belfry (the socket's
+ * peer being the last); a list of addresses trusts exactly those, walking the header from the right
+ * while the address at hand is one of them. Anything in the header that is not an IP address ends the walk.
+ */
+export function clientAddress(ctx: AppContext, req: AuthRequest): string {
+  const peer = normalizeAddress(req.socket.remoteAddress ?? '');
+  const trust = ctx.config.trustProxy;
+  if (!trust) return peer;
+  const raw = req.headers['x-forwarded-for'];
+  const forwarded = (Array.isArray(raw) ? raw.join(',') : (raw ?? ''))
+    .split(',')
+    .map((a) => normalizeAddress(a.trim()))
+    .filter((a) => a !== '');
+  // Nearest first: the socket's peer, then the header from its right end.
+  const chain = [peer, ...forwarded.reverse()];
+  let i = 0;
+  if ('hops' in trust) i = Math.min(trust.hops, chain.length - 1);
+  else while (i < chain.length - 1 && trust.addresses.includes(chain[i]!)) i++;
+  for (let j = 1; j <= i; j++) if (isIP(chain[j]!) === 0) return chain[j - 1]!;
+  return chain[i]!;
+}
+
+function normalizeAddress(a: string): string {
+  return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
+}
+
+/** requestMeta with the client address of clientAddress (what sign-in records and throttles by). */
+export function clientMeta(ctx: AppContext, req: AuthRequest): RequestMeta {
+  return { ...requestMeta(req), ip: clientAddress(ctx, req) };
+}
+
 export function requestMeta(req: AuthRequest): RequestMeta {
-  // No proxy is trusted, so express's req.ip would be this address after parsing X-Forwarded-For for nothing.
+  // The socket's peer (express's req.ip is not used: it trusts no proxy). clientMeta applies trustProxy.
   const ua = req.headers['user-agent'];
   return { ip: req.socket.remoteAddress ?? '', userAgent: typeof ua === 'string' ? ua : '', path: req.path };
 }
@@ -178,10 +215,24 @@ export function requireAuth(ctx: AppContext, rule: AuthRule): RequestHandler {
   };
 }
 
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cross-site request forgery: a cookie-authenticated request that can change something must come from
+ * the app's own pages (see sameOriginOrAllowed); 403 otherwise. Bearer and other headers cannot be set
+ * by another site, so only the cookie needs this.
+ */
+export function checkCookieOrigin(ctx: AppContext, req: AuthRequest, cred: Credential | null): void {
+  if (cred?.transport !== 'cookie' || SAFE_METHODS.has(req.method ?? '')) return;
+  if (!sameOriginOrAllowed(ctx, req))
+    throw errors.forbidden('a request from another site cannot use the session cookie');
+}
+
 export async function authenticate(ctx: AppContext, req: AuthRequest, rule: AuthRule): Promise<Principal> {
   const cred = readCredential(req);
   if (!cred) throw errors.unauthorized();
-  const meta = requestMeta(req);
+  checkCookieOrigin(ctx, req, cred);
+  const meta = clientMeta(ctx, req);
   let principal: Principal;
   if (cred.transport === 'malformed-authorization')
     throw errors.unauthorized('malformed Authorization header');

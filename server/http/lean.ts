@@ -70,6 +70,7 @@ function serveLean(
       headers: req.headers,
       query: search === '' ? {} : parseQueryString(search),
       socket: req.socket,
+      method: req.method,
       path,
       protocol: 'http',
       body: undefined,

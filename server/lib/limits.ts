@@ -119,3 +119,14 @@ export const RETENTION_BATCH = 5_000;
 
 /** How long the per-user storage sum of `GET /current/user` and the quota breakdown may be stale. */
 export const STORAGE_SNAPSHOT_TTL_MS = 60_000;
+
+/**
+ * Sign-in throttling beyond the contract's 10 failures a minute (which count per account and client
+ * address pair): failed sign-ins of one account from all addresses together in an hour.
+ */
+export const LOGIN_ACCOUNT_FAILURES_PER_HOUR = 100;
+/** Self-registration: requests per client address in an hour, and from everyone together. */
+export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 5;
+export const REGISTRATIONS_PER_HOUR = 50;
+/** Registration mails (verification or "already registered") one address receives in an hour. */
+export const REGISTRATION_MAILS_PER_HOUR = 3;

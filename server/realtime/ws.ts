@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { WebSocketServer } from 'ws';
 import type { AppContext, RequestMeta } from '../context';
 import { kindOfToken, readCredential, resolveToken } from '../http/auth';
+import { sameOriginOrAllowed } from '../http/cors';
 import { ApiError, errorBody, errors } from '../http/errors';
 import { WS_MAX_INCOMING_BYTES } from '../lib/limits';
 import type { LiveAuth, LiveHub } from './hub';
@@ -82,22 +83,6 @@ export function authenticateUpgrade(ctx: AppContext, req: IncomingMessage, url: 
   if (cred.transport === 'cookie' && !sameOriginOrAllowed(ctx, req))
     throw errors.forbidden('a WebSocket from another origin cannot use the session cookie');
   return { principal, token: cred.token, meta };
-}
-
-/**
- * Cross-site WebSocket hijacking: browsers send the cookie with a WebSocket from any page of the same
- * site (another port of localhost included), and WebSockets are not bound by CORS. A cookie-authenticated
- * upgrade must come from our own origin or one of BELFRY_ALLOWED_ORIGINS; no Origin (not a browser) is fine.
- */
-function sameOriginOrAllowed(ctx: AppContext, req: IncomingMessage): boolean {
-  const origin = headerOf(req, 'origin');
-  if (!origin) return true;
-  if (ctx.config.allowedOrigins.includes(origin)) return true;
-  try {
-    return new URL(origin).host === headerOf(req, 'host');
-  } catch {
-    return false;
-  }
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

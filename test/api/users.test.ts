@@ -187,7 +187,12 @@ describe('self-registration', () => {
         json: { email: 'self@example.com', pass: 'my-password-1', admin: true },
       });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ email: 'self@example.com', admin: false, verified: false });
+      // The same answer as for a taken address (issue 21): no id, and `admin` was ignored.
+      expect(res.body).toEqual({ email: 'self@example.com', verified: false });
+      const row = s.server.ctx.db.first<{ admin: number }>('SELECT admin FROM users WHERE email = ?', [
+        'self@example.com',
+      ]);
+      expect(row?.admin).toBe(0);
       const who = { email: 'self@example.com', password: 'my-password-1' };
       const refused = await s.request('POST', '/auth/local/login', { basic: who });
       expect(refused.status).toBe(403);

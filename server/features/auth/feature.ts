@@ -16,7 +16,7 @@ import { pruneQuotaMinutes } from '../quota/service';
 import { userRoutes } from '../users/routes';
 import { basicChecks } from '../users/service';
 import type { UserRow } from '../users/store';
-import { limited } from './rate-limit';
+import { limited, signInKeys } from './rate-limit';
 import { authRoutes } from './routes';
 import { deleteExpiredSudo } from './store';
 import { sudoGuard } from './sudo';
@@ -29,11 +29,11 @@ function secondFactorCheck(ctx: AppContext, user: UserRow): void {
 function initAccounts(ctx: AppContext, hooks: Parameters<NonNullable<Feature['init']>>[1]): void {
   ctx.auth.sudo = sudoGuard(ctx);
   basicChecks.add(secondFactorCheck);
-  // Every Basic pair is a sign-in attempt: failures count per source address (point 4).
+  // Every Basic pair is a sign-in attempt: counted with the login's (point 4; see signInKeys).
   const basic = ctx.auth.basic;
   if (basic)
     ctx.auth.basic = (email, password, meta) =>
-      limited(ctx, 'login', meta.ip, () => basic(email, password, meta));
+      limited(ctx, signInKeys(email, meta.ip), () => basic(email, password, meta));
   hooks.retention.register('quota-minutes', pruneQuotaMinutes);
   hooks.retention.register('device-activity', pruneActivity);
   hooks.retention.register('mfa-challenges', (c) => deleteDeadChallenges(c.db, c.clock.now() - 86_400_000));

@@ -1,12 +1,37 @@
 import type { AppContext } from '../../context';
 import { errors } from '../../http/errors';
-import { LOGIN_FAILURES_PER_MINUTE, RATE_WINDOW_MS, RESET_MAILS_PER_HOUR } from '../../lib/limits';
+import {
+  LOGIN_ACCOUNT_FAILURES_PER_HOUR,
+  LOGIN_FAILURES_PER_MINUTE,
+  RATE_WINDOW_MS,
+  REGISTRATION_MAILS_PER_HOUR,
+  REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+  REGISTRATIONS_PER_HOUR,
+  RESET_MAILS_PER_HOUR,
+} from '../../lib/limits';
 
-/** Which failures count together: sign-in (login and Basic), the second step, sudo confirmation. */
-export type RateScope = 'login' | 'mfa' | 'sudo' | 'reset-request' | 'reset-mail';
+const HOUR_MS = 3_600_000;
 
 /**
- * Failed attempts per source address in a sliding window (contract, "Security defaults": 10 a minute).
+ * Which attempts count together. Sign-in (login, Basic) per account and address pair and per account;
+ * the second step per account and address; sudo per user and address; pairing claims and password-reset
+ * requests per address; reset and registration mails per target address; registrations per address and
+ * in all.
+ */
+export type RateScope =
+  | 'login'
+  | 'login-account'
+  | 'mfa'
+  | 'sudo'
+  | 'pairing'
+  | 'reset-request'
+  | 'reset-mail'
+  | 'register'
+  | 'register-all'
+  | 'register-mail';
+
+/**
+ * Attempts per key in a sliding window (contract, "Security defaults": 10 failed sign-ins a minute).
  * In memory on purpose: a restart forgets them, which costs an attacker a restart they cannot cause.
  */
 export class FailureLimiter {
@@ -28,12 +53,23 @@ export class FailureLimiter {
     }
   }
 
-  fail(key: string): void {
+  /** Counts one attempt now; returns its time, which refund() takes back. */
+  fail(key: string): number {
     const now = this.ctx.clock.now();
     const list = this.recent(key, now);
     list.push(now);
     this.failures.set(key, list);
     if (this.failures.size > 10_000) this.sweep(now);
+    return now;
+  }
+
+  /** Takes back an attempt counted by fail() (it turned out right, or did not count). */
+  refund(key: string, at: number): void {
+    const list = this.failures.get(key);
+    const i = list?.lastIndexOf(at) ?? -1;
+    if (!list || i < 0) return;
+    list.splice(i, 1);
+    if (list.length === 0) this.failures.delete(key);
   }
 
   private recent(key: string, now: number): number[] {
@@ -55,7 +91,11 @@ export class FailureLimiter {
  */
 const SCOPE_LIMITS: Partial<Record<RateScope, [number, number]>> = {
   'reset-request': [LOGIN_FAILURES_PER_MINUTE, RATE_WINDOW_MS],
-  'reset-mail': [RESET_MAILS_PER_HOUR, 3_600_000],
+  'reset-mail': [RESET_MAILS_PER_HOUR, HOUR_MS],
+  'login-account': [LOGIN_ACCOUNT_FAILURES_PER_HOUR, HOUR_MS],
+  register: [REGISTRATIONS_PER_ADDRESS_PER_HOUR, HOUR_MS],
+  'register-all': [REGISTRATIONS_PER_HOUR, HOUR_MS],
+  'register-mail': [REGISTRATION_MAILS_PER_HOUR, HOUR_MS],
 };
 
 const limiters = new WeakMap<AppContext, Map<RateScope, FailureLimiter>>();
@@ -74,21 +114,72 @@ export function limiter(ctx: AppContext, scope: RateScope): FailureLimiter {
   return l;
 }
 
-/** Runs an attempt under the scope's limit: refused with 429 when spent, counted when it throws 4xx. */
+/** One count an attempt is held to: the scope and the key within it (an address, an account, a pair). */
+export type RateKey = readonly [scope: RateScope, key: string];
+
+/** The keys of a sign-in attempt (login, Basic): the account with the client address, and the account. */
+export function signInKeys(email: string, address: string): RateKey[] {
+  const account = email.trim().toLowerCase();
+  return [
+    ['login', `${account}\n${address}`],
+    ['login-account', account],
+  ];
+}
+
+/** The key of a sudo confirmation or a password change (old password): the user with the client address. */
+export function sudoKeys(userId: number, address: string): RateKey[] {
+  return [['sudo', `${userId}\n${address}`]];
+}
+
+/** A wrong password or code counts; a right password that still needs a second factor does not. */
+function wrongCredential(err: unknown): boolean {
+  const e = err as { status?: unknown; description?: unknown };
+  return (e.status === 400 || e.status === 401) && e.description !== 'second factor required';
+}
+
+/** Refused with 429 when any of the keys has used up its attempts (Retry-After: the longest wait). */
+export function checkAll(ctx: AppContext, keys: readonly RateKey[]): void {
+  let refusal: unknown;
+  let wait = -1;
+  for (const [scope, key] of keys) {
+    try {
+      limiter(ctx, scope).check(key);
+    } catch (err) {
+      const retry = Number((err as { headers?: Record<string, string> }).headers?.['Retry-After'] ?? 0);
+      if (retry > wait) [refusal, wait] = [err, retry];
+    }
+  }
+  if (refusal) throw refusal;
+}
+
+/**
+ * Runs an attempt under its keys' limits. The attempt is counted BEFORE it is evaluated (a password
+ * check awaits bcrypt, and counting afterwards let every concurrent guess through the check), and
+ * refunded when it succeeds or fails in a way that does not count (`counts`; by default a 400 or 401
+ * other than `second factor required`).
+ */
 export async function limited<T>(
   ctx: AppContext,
-  scope: RateScope,
-  ip: string,
+  keys: readonly RateKey[],
   attempt: () => T | Promise<T>,
+  counts: (err: unknown) => boolean = wrongCredential,
 ): Promise<T> {
-  const l = limiter(ctx, scope);
-  l.check(ip);
+  checkAll(ctx, keys);
+  const taken = keys.map(([scope, key]) => {
+    const l = limiter(ctx, scope);
+    const at = l.fail(key);
+    return () => l.refund(key, at);
+  });
+  const refund = () => {
+    for (const t of taken) t();
+  };
+  let result: T;
   try {
-    return await attempt();
+    result = await attempt();
   } catch (err) {
-    // A wrong password or code counts; a right password that still needs a second factor does not.
-    const e = err as { status?: unknown; description?: unknown };
-    if ((e.status === 400 || e.status === 401) && e.description !== 'second factor required') l.fail(ip);
+    if (!counts(err)) refund();
     throw err;
   }
+  refund();
+  return result;
 }

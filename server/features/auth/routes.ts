@@ -1,17 +1,17 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { readCredential, requestMeta, resolveToken } from '../../http/auth';
+import { checkCookieOrigin, clientMeta, readCredential, resolveToken } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
 import { presentSignIn } from '../devices/present';
 import { createDevice, rotateDevice } from '../devices/service';
-import { loginChallenge, mfaEnabled, pollChallenge, verifyChallenge } from '../mfa/service';
+import { challengeUser, loginChallenge, mfaEnabled, pollChallenge, verifyChallenge } from '../mfa/service';
 import { checkPassword } from '../users/service';
 import { findUserByEmail, findUserById, type UserRow } from '../users/store';
 import { clearSessionCookie, setSessionCookie } from './cookie';
-import { limited } from './rate-limit';
+import { limited, signInKeys } from './rate-limit';
 
 export const DEFAULT_LOGIN_DEVICE_NAME = 'web';
 
@@ -37,7 +37,7 @@ function signIn(
   device: { name: string; platform: string },
   via: 'login' | 'mfa',
 ) {
-  const created = createDevice(ctx, user, device, requestMeta(req), 'suspend-oldest', via);
+  const created = createDevice(ctx, user, device, clientMeta(ctx, req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
   return presentSignIn(created, user.id);
 }
@@ -53,8 +53,8 @@ export function authRoutes(ctx: AppContext): RouteTable {
       throw errors.unauthorized('malformed Authorization header');
     if (cred.transport !== 'basic') throw errors.wrongTokenKind();
     const body = parseBody(req, loginBody);
-    const meta = requestMeta(req);
-    const user = await limited(ctx, 'login', meta.ip, async () => {
+    const meta = clientMeta(ctx, req);
+    const user = await limited(ctx, signInKeys(cred.email, meta.ip), async () => {
       const u = findUserByEmail(ctx.db, cred.email);
       if (!(await checkPassword(ctx, u, cred.password)) || !u)
         throw errors.unauthorized('wrong username or password');
@@ -69,11 +69,14 @@ export function authRoutes(ctx: AppContext): RouteTable {
   // 200 whatever the credential: a valid device token is rotated, the cookie always cleared.
   t.post('/auth/logout', null, (req, res) => {
     const cred = readCredential(req);
+    // Another site cannot sign the user out with the cookie either.
+    checkCookieOrigin(ctx, req, cred);
     if (cred && 'token' in cred) {
       try {
-        const p = resolveToken(ctx, cred.token, requestMeta(req));
+        const meta = clientMeta(ctx, req);
+        const p = resolveToken(ctx, cred.token, meta);
         if (p.kind === 'device' && p.deviceId !== undefined)
-          rotateDevice(ctx, p.userId, p.deviceId, requestMeta(req), 'logout');
+          rotateDevice(ctx, p.userId, p.deviceId, meta, 'logout');
       } catch {
         // invalid or expired: nothing to sign out
       }
@@ -83,8 +86,10 @@ export function authRoutes(ctx: AppContext): RouteTable {
   });
   t.post('/auth/mfa/verify', null, async (req, res) => {
     const body = parseBody(req, verifyBody);
-    const meta = requestMeta(req);
-    const done = await limited(ctx, 'mfa', meta.ip, () =>
+    const meta = clientMeta(ctx, req);
+    // Counted per account (across its challenges: a right password opens a new one) and address.
+    const account = challengeUser(ctx, body.challenge) ?? 'unknown';
+    const done = await limited(ctx, [['mfa', `${account}\n${meta.ip}`]], () =>
       verifyChallenge(ctx, {
         challenge: body.challenge,
         method: body.method,

@@ -6,7 +6,7 @@ import { recordActivity } from '../devices/service';
 import { checkRecoveryCode, checkTotp, sudoMethods } from '../mfa/service';
 import { checkPassword } from '../users/service';
 import { findUserById } from '../users/store';
-import { limited } from './rate-limit';
+import { limited, sudoKeys } from './rate-limit';
 import { closeSudoWindows, openSudo, sudoUntil } from './store';
 
 /** ctx.auth.sudo: a device with an open window passes; anything else gets 403 sudo_required + methods. */
@@ -25,7 +25,7 @@ export type SudoMethod = 'password' | 'totp' | 'recovery';
 /**
  * `POST /current/user/sudo`: opens a 900 s window for the calling device. Without 2FA the password
  * confirms (wrong: 400 `wrong password`); with 2FA a TOTP or recovery code (wrong: 401 `invalid code`).
- * Failures count against the source address (429 after 10 a minute).
+ * Failures count against the user and client address (429 after 10 a minute).
  */
 export async function confirmSudo(
   ctx: AppContext,
@@ -36,7 +36,7 @@ export async function confirmSudo(
   const deviceId = principal.deviceId;
   if (principal.kind !== 'device' || deviceId === undefined)
     throw errors.forbidden('only a device session can confirm sensitive actions');
-  return limited(ctx, 'sudo', meta.ip, async () => {
+  return limited(ctx, sudoKeys(principal.userId, meta.ip), async () => {
     const user = findUserById(ctx.db, principal.userId);
     if (!user) throw errors.unauthorized();
     const methods = sudoMethods(ctx, user.id);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { DEV, principalOf, requestMeta, TOK, TOK_BASIC } from '../../http/auth';
+import { clientMeta, DEV, principalOf, TOK, TOK_BASIC } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
-import { limited } from '../auth/rate-limit';
+import { limited, sudoKeys } from '../auth/rate-limit';
 import { confirmSudo } from '../auth/sudo';
 import { changeOwnPlan, TOPUP_MAX_RUBLES, topUp } from '../plans/service';
 import { passwordSchema, planSchema } from '../users/schema';
@@ -35,11 +35,12 @@ export function currentUserRoutes(ctx: AppContext): RouteTable {
     presentCurrentUser(ctx, currentUserRow(ctx, principalOf(req).userId)),
   );
   t.post('/current/user/sudo', DEV, (req) =>
-    confirmSudo(ctx, principalOf(req), parseBody(req, sudoBody), requestMeta(req)),
+    confirmSudo(ctx, principalOf(req), parseBody(req, sudoBody), clientMeta(ctx, req)),
   );
   t.post('/current/user/password', { ...DEV, sudo: true }, async (req) => {
     const body = parseBody(req, passwordBody);
-    await limited(ctx, 'sudo', requestMeta(req).ip, () => changeOwnPassword(ctx, principalOf(req), body));
+    const keys = sudoKeys(principalOf(req).userId, clientMeta(ctx, req).ip);
+    await limited(ctx, keys, () => changeOwnPassword(ctx, principalOf(req), body));
     return {};
   });
   t.post('/current/user/plan', WRITE, (req) => {

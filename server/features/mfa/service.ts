@@ -242,6 +242,11 @@ function liveChallenge(ctx: AppContext, challenge: string, kind: ChallengeRow['k
   return row;
 }
 
+/** The account a challenge belongs to (live or not), for throttling its second step; unknown: undefined. */
+export function challengeUser(ctx: AppContext, challenge: string): number | undefined {
+  return findChallengeByDigest(ctx.db, tokenDigest(challenge))?.user_id;
+}
+
 /** `POST /auth/mfa/challenge`: the web client polls until the phone approved. */
 export function pollChallenge(ctx: AppContext, challenge: string) {
   const row = liveChallenge(ctx, challenge, 'login');

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { DEV, principalOf, requestMeta } from '../../http/auth';
+import { clientMeta, DEV, principalOf } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody } from '../../http/validate';
 import { rfc3339 } from '../../lib/clock';
@@ -38,14 +38,18 @@ export function pairingRoutes(ctx: AppContext): RouteTable {
   t.get('/pairing/:id', DEV, (req) => store.status(principalOf(req).userId, idParam(req)));
   t.post('/pairing/claim', null, async (req, res) => {
     const body = parseBody(req, claimBody);
-    const meta = requestMeta(req);
-    // Guessing codes counts like failed sign-ins from the same address.
-    const created = await limited(ctx, 'login', meta.ip, () =>
-      store.claim(
-        body.code,
-        { name: body.name, ...(body.platform ? { platform: body.platform } : {}) },
-        meta,
-      ),
+    const meta = clientMeta(ctx, req);
+    // Guessing codes: an unknown, used or expired code counts against the address (10 a minute).
+    const created = await limited(
+      ctx,
+      [['pairing', meta.ip]],
+      () =>
+        store.claim(
+          body.code,
+          { name: body.name, ...(body.platform ? { platform: body.platform } : {}) },
+          meta,
+        ),
+      (err) => (err as { status?: unknown }).status === 404,
     );
     setSessionCookie(ctx, req, res, created.token);
     return presentSignIn(created, created.userId);

@@ -5,6 +5,7 @@ import { rfc3339 } from '../../lib/clock';
 import type { PlanName } from '../../lib/limits';
 import { deleteUserApiTokens } from '../api-tokens/service';
 import { readLink, signLink } from '../auth/links';
+import { limiter } from '../auth/rate-limit';
 import { closeAllSudo } from '../auth/sudo';
 import { avatarUrl } from '../avatars/service';
 import { rotateAllDeviceTokens } from '../devices/service';
@@ -107,20 +108,53 @@ export async function adminCreateUser(
   return u;
 }
 
-/** Self-registration (BELFRY_REGISTRATION): unverified until the mailed link is opened. */
+/**
+ * Self-registration (BELFRY_REGISTRATION): unverified until the mailed link is opened. Answers the same
+ * for a taken and a free address (no enumeration): a taken address gets a mail saying someone tried to
+ * register with it, with a reset link. The password is hashed either way, so both take as long. One
+ * address receives at most REGISTRATION_MAILS_PER_HOUR of these mails (further requests: the same
+ * answer, nothing sent).
+ */
 export async function registerUser(
   ctx: AppContext,
   input: { email: string; pass: string },
-): Promise<UserRow> {
-  const id = await insertNewUser(ctx, {
-    email: input.email,
-    password: input.pass,
-    admin: false,
-    verified: false,
+): Promise<{ email: string; verified: false }> {
+  const answer = { email: input.email, verified: false as const };
+  const mails = limiter(ctx, 'register-mail');
+  const key = input.email.toLowerCase();
+  try {
+    mails.check(key);
+  } catch {
+    return answer;
+  }
+  mails.fail(key);
+  const passwordHash = await hashPasswordAsync(ctx, input.pass);
+  // Looked up after the await: two registrations of one address may race.
+  const taken = findUserByEmail(ctx.db, input.email);
+  if (taken) {
+    sendAlreadyRegistered(ctx, taken);
+    return answer;
+  }
+  const id = ctx.db.transaction(() =>
+    insertUser(ctx.db, {
+      email: input.email,
+      passwordHash,
+      admin: false,
+      verified: false,
+      plan: 'free',
+      now: ctx.clock.now(),
+    }),
+  );
+  sendVerification(ctx, getUser(ctx, id));
+  return answer;
+}
+
+function sendAlreadyRegistered(ctx: AppContext, u: UserRow): void {
+  queueMail(ctx, {
+    to: u.email,
+    subject: 'Someone tried to register with your Belfry address',
+    text: `Someone (hopefully you) tried to create a Belfry account with this address, which already has one. If you forgot your password, choose a new one here:\n\n${resetLink(ctx, u)}\n\nThe link is valid for 1 hour. If it was not you, ignore this mail: nothing has changed.`,
   });
-  const u = getUser(ctx, id);
-  sendVerification(ctx, u);
-  return u;
 }
 
 export function verifyEmail(ctx: AppContext, token: unknown): { verified: true; email: string } {

@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { authenticate, principalOf, readCredential, requestMeta, TOK } from '../../http/auth';
+import { authenticate, clientAddress, principalOf, readCredential, TOK } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from '../../lib/limits';
-import { limiter } from '../auth/rate-limit';
+import { checkAll, limiter } from '../auth/rate-limit';
 import { removeAvatarFile } from '../avatars/service';
 import {
   adminCreateUser,
@@ -70,7 +70,16 @@ export function userRoutes(ctx: AppContext): RouteTable {
       await authenticate(ctx, req, ADMIN_SUDO);
       return presentUser(ctx, await adminCreateUser(ctx, parseBody(req, createBody)));
     }
-    return presentUser(ctx, await registerUser(ctx, parseBody(req, registerBody)));
+    const body = parseBody(req, registerBody);
+    // Per client address and in all: 429 once spent. Every request counts, taken address or not.
+    const address = clientAddress(ctx, req);
+    checkAll(ctx, [
+      ['register', address],
+      ['register-all', ''],
+    ]);
+    limiter(ctx, 'register').fail(address);
+    limiter(ctx, 'register-all').fail('');
+    return registerUser(ctx, body);
   });
   t.put('/user/:id', ADMIN_SUDO, async (req) => {
     const body = parseBody(req, updateBody);
@@ -94,7 +103,7 @@ export function userRoutes(ctx: AppContext): RouteTable {
   t.post('/user/reset-password', null, (req) => {
     const email = parseBody(req, resetBody).email.trim();
     const perAddress = limiter(ctx, 'reset-request');
-    const ip = requestMeta(req).ip;
+    const ip = clientAddress(ctx, req);
     perAddress.check(ip);
     perAddress.fail(ip);
     const perAccount = limiter(ctx, 'reset-mail');
