@@ -54,6 +54,8 @@ function fakeApi(): { fetch: FetchLike; calls: string[] } {
 describe('desktop main process (with a stand-in for electron)', () => {
   let userData = '';
   let handle: DesktopHandle | null = null;
+  /** The host each server was asked to bind; tests bind loopback only, whatever was asked. */
+  const askedHosts: string[] = [];
   afterEach(async () => {
     await handle?.shutdown();
     if (userData) rmSync(userData, { recursive: true, force: true });
@@ -63,7 +65,13 @@ describe('desktop main process (with a stand-in for electron)', () => {
     handle = await runDesktop({
       electron: e,
       factory: {
-        createServer: (config) => createServer(config, { log: memoryLogger(), schedulerTickMs: 3_600_000 }),
+        createServer: (config) => {
+          askedHosts.push(config.host);
+          return createServer(
+            { ...config, host: '127.0.0.1' },
+            { log: memoryLogger(), schedulerTickMs: 3_600_000 },
+          );
+        },
         loadConfig: (input) =>
           loadConfig({
             ...input,
@@ -212,7 +220,8 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(await e.invoke(IPC.setSettings, as, { lanAccess: true })).toMatchObject({ restarting: true });
     await vi.waitFor(() => expect(handle.hosted().server).not.toBe(first), { timeout: 10_000 });
     await vi.waitFor(() => expect(win.webContents.url).toBe(`http://127.0.0.1:${handle.hosted().port}`));
-    expect(handle.hosted().server.ctx.config).toMatchObject({ host: '0.0.0.0', lan: true });
+    expect(askedHosts.at(-1)).toBe('0.0.0.0');
+    expect(handle.hosted().server.ctx.config).toMatchObject({ lan: true });
     const lan = `http://192.168.1.9:${handle.hosted().port}`;
     expect(e.trays[0]!.menu.map((i) => i.label)).toContain(`LAN: ${lan}`);
     const asNow = { contents: win.webContents, frameUrl: `http://127.0.0.1:${handle.hosted().port}/` };
