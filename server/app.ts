@@ -4,6 +4,7 @@ import type { Feature } from './features/index';
 import { applyCors } from './http/cors';
 import { durableResponses } from './http/durable';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { assertJsonDepth } from './http/lean';
 import { notImplementedRouter } from './http/not-implemented';
 import { dispatchBySegment, type RouteTable } from './http/routes';
 import { staticRenderer } from './http/static';
@@ -29,6 +30,10 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   const limit = ctx.config.bodyLimitBytes;
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ limit, extended: false }));
+  app.use((req, _res, next) => {
+    assertJsonDepth(req.body);
+    next();
+  });
 
   const tables: RouteTable[] = [];
   for (const f of features) {
