@@ -5,7 +5,7 @@ import { memoryLogger } from './log';
 type Listener = (...args: unknown[]) => void;
 
 /** The listeners installLastResortHandlers added (called directly: emitting would reach vitest's own). */
-function added(now: Function[], before: Function[]): Listener[] {
+function added(now: readonly unknown[], before: readonly unknown[]): Listener[] {
   return now.filter((l) => !before.includes(l)) as Listener[];
 }
 

@@ -66,13 +66,19 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
         ws.terminate();
         return;
       }
-      hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+      // After the 101 an HTTP error can no longer be sent: a failure here only closes this socket.
+      try {
+        hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+      } catch (err) {
+        ctx.log.error('could not register a websocket', { err });
+        ws.terminate();
+      }
     });
   }
 }
 
 /** RFC 9112 origin-form: a path of RFC 3986 pchars and slashes, then an optional query. */
-const ORIGIN_FORM = /^\/[\w\-.~!$&'()*+,;=:@%/]*(?:\?[^\s\x00-\x1f\x7f]*)?$/;
+const ORIGIN_FORM = /^\/[\w\-.~!$&'()*+,;=:@%/]*(?:\?\S*)?$/;
 
 /**
  * The request-target of an upgrade as a URL, or null when it is not one (400): origin-form (`/ws?…`,
