@@ -4,6 +4,7 @@ import type { Feature } from './features/index';
 import { applyCors } from './http/cors';
 import { durableResponses } from './http/durable';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { assertJsonDepth } from './http/lean';
 import { notImplementedRouter } from './http/not-implemented';
 import { dispatchBySegment, type RouteTable } from './http/routes';
 import { staticRenderer } from './http/static';
@@ -39,6 +40,10 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
   app.use((req, res, next) => {
     if (req.method === 'POST' && FORM_ROUTES.test(req.path)) form(req, res, next);
     else next();
+  });
+  app.use((req, _res, next) => {
+    assertJsonDepth(req.body);
+    next();
   });
 
   const tables: RouteTable[] = [];

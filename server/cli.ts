@@ -8,10 +8,15 @@ import { DataDirLockedError } from './db/lock';
 import { NewerDatabaseError } from './db/migrate';
 import { CorruptDatabaseError } from './db/store';
 import { createServer } from './index';
+import { installLastResortHandlers } from './lib/last-resort';
+import { createLogger } from './lib/log';
 
 async function main(): Promise<void> {
   const config = loadConfig({ argv: process.argv.slice(2) });
-  const server = await createServer(config);
+  const log = createLogger(config.logLevel);
+  // One bad request must never stop the process: what escapes every guard is logged, not fatal.
+  installLastResortHandlers(log);
+  const server = await createServer(config, { log });
   const { host, port } = await server.start();
   if (server.firstRun?.generatedPassword) {
     process.stdout.write(

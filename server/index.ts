@@ -14,6 +14,7 @@ import { FEATURES, type Feature } from './features/index';
 import { MESSAGE_SEARCH_INDEX } from './features/messages/search-index';
 import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
+import { guardConnections } from './http/connections';
 import { leanListener } from './http/lean';
 import { coreJobs } from './jobs/index';
 import { RetentionRegistry } from './jobs/retention';
@@ -91,6 +92,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
 
   const { app, mounted, tables } = assembleApp(ctx, features);
   const httpServer = createHttpServer(leanListener(ctx, tables, app));
+  guardConnections(httpServer, log); // connection caps and header time (docs/operations.md)
   for (const f of features) f.attach?.(ctx, httpServer);
   const scheduler = new Scheduler(
     ctx,

@@ -40,7 +40,16 @@ function toApiError(err: unknown, bodyLimit: number): ApiError | null {
       return errors.unsupportedMediaType('unsupported body encoding');
     if (type === 'request.aborted') return errors.badRequest('request aborted');
   }
+  // A body that does not decode as its Content-Encoding says (gzip header over plain bytes, a truncated
+  // stream): body-parser passes zlib's error on as a 400 without a type (a 500 before, issue 21).
+  if (isZlibError(err)) return errors.badRequest('request body does not match its Content-Encoding');
   return null;
+}
+
+function isZlibError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^(?:Z_|ERR__|ERR_BROTLI|ERR_ZSTD)/.test(code);
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

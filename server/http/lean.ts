@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { AppContext } from '../context';
+import { JSON_MAX_DEPTH } from '../lib/limits';
 import { authenticate } from './auth';
 import { applyCors } from './cors';
 import { endWhenDurable } from './durable';
@@ -31,15 +32,23 @@ export function leanListener(
 ): RequestListener {
   const routes = new Map<string, LeanRoute>();
   for (const t of tables) for (const r of t.leanRoutes) routes.set(`${r.method} ${r.path}`, r);
-  if (routes.size === 0) return fallback;
+  // Nothing thrown while dispatching may reach the process (issue 21): it answers this request instead.
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const route = routes.get(`${req.method} ${path}`);
-    if (route && (route.method === 'GET' || isPlainJson(req)))
-      serveLean(ctx, route, req, res, path, q < 0 ? '' : url.slice(q + 1));
-    else fallback(req, res);
+    try {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      const route = routes.size === 0 ? undefined : routes.get(`${req.method} ${path}`);
+      if (route && (route.method === 'GET' || isPlainJson(req)))
+        serveLean(ctx, route, req, res, path, q < 0 ? '' : url.slice(q + 1));
+      else fallback(req, res);
+    } catch (err) {
+      const path = (req.url ?? '').slice(0, 200);
+      if (res.headersSent) {
+        ctx.log.error('request failed after its answer started', { method: req.method, path, err });
+        res.destroy();
+      } else answerError(ctx, req, res, path, err);
+    }
   };
 }
 
@@ -137,10 +146,30 @@ function parseJson(text: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const first = FIRST_CHAR.exec(body)?.[1];
   if (first !== '{' && first !== '[') throw errors.malformedJson();
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch {
     throw errors.malformedJson();
+  }
+  assertJsonDepth(value);
+  return value;
+}
+
+/**
+ * Refuses a parsed JSON body nested deeper than JSON_MAX_DEPTH (400), for both lanes (app.ts checks
+ * express's bodies with it). JSON.parse copes with 100,000 levels but every recursive walk after it does
+ * not: `extras` 10,000 levels deep overflowed the stack in JSON.stringify on insert (a 500, issue 21).
+ * Iterative, so the check itself cannot overflow.
+ */
+export function assertJsonDepth(value: unknown, max = JSON_MAX_DEPTH): void {
+  if (typeof value !== 'object' || value === null) return;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > max) throw errors.badRequest(`JSON body nested deeper than ${max} levels`);
+    for (const child of Object.values(node))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
 }
 

@@ -130,3 +130,21 @@ export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 5;
 export const REGISTRATIONS_PER_HOUR = 50;
 /** Registration mails (verification or "already registered") one address receives in an hour. */
 export const REGISTRATION_MAILS_PER_HOUR = 3;
+/**
+ * Connection limits (issue 21; docs/operations.md, "Connection limits"). A socket that has not sent a
+ * complete request (or sits idle between keep-alive requests) is "pending": beyond the cap the oldest
+ * pending socket is closed to make room, so a flood of slow-header sockets cannot lock out /health.
+ */
+export const HTTP_MAX_PENDING_SOCKETS = 256;
+/** All open sockets; beyond it the oldest pending, then the oldest still-uploading socket is closed. */
+export const HTTP_MAX_CONNECTIONS = 2_048;
+/** File descriptors kept free for the database, journals, uploads and logs when the OS limit is lower. */
+export const HTTP_FD_RESERVE = 128;
+/** Time to send the request line and headers, and the whole request (node's headersTimeout/requestTimeout). */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+export const HTTP_REQUEST_TIMEOUT_MS = 60_000;
+/** Live connections (WebSockets and SSE streams together) per credential and per user; more get 429. */
+export const LIVE_CONNECTIONS_PER_TOKEN = 16;
+export const LIVE_CONNECTIONS_PER_USER = 1_024;
+/** JSON request bodies nested deeper than this are refused (400) before any handler walks them. */
+export const JSON_MAX_DEPTH = 64;

@@ -2,9 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { WebSocket } from 'ws';
 import type { AppContext, RequestMeta } from '../context';
 import { type Principal, resolveToken } from '../http/auth';
-import { ApiError } from '../http/errors';
+import { ApiError, errors } from '../http/errors';
 import type { BusMessage } from '../lib/bus';
 import {
+  LIVE_CONNECTIONS_PER_TOKEN,
+  LIVE_CONNECTIONS_PER_USER,
   SSE_KEEPALIVE_MS,
   SSE_MAX_BUFFERED_BYTES,
   WS_CLOSE_GRACE_MS,
@@ -92,8 +94,14 @@ export interface HubOptions {
   maxBufferedBytes: number;
   sseMaxBufferedBytes: number;
   closeGraceMs: number;
+  /** Live connections (sockets and streams together) one credential, and one user, may hold. */
+  maxPerToken: number;
+  maxPerUser: number;
   audience?: Audience;
 }
+
+/** Retry-After of a 429 for a live connection over its cap. */
+const LIVE_RETRY_AFTER_SEC = 10;
 
 export const DEFAULT_HUB_OPTIONS: HubOptions = {
   pingIntervalMs: WS_PING_INTERVAL_MS,
@@ -101,6 +109,8 @@ export const DEFAULT_HUB_OPTIONS: HubOptions = {
   maxBufferedBytes: WS_MAX_BUFFERED_BYTES,
   sseMaxBufferedBytes: SSE_MAX_BUFFERED_BYTES,
   closeGraceMs: WS_CLOSE_GRACE_MS,
+  maxPerToken: LIVE_CONNECTIONS_PER_TOKEN,
+  maxPerUser: LIVE_CONNECTIONS_PER_USER,
 };
 
 /**
@@ -117,6 +127,9 @@ export class LiveHub {
   private pingTimer: NodeJS.Timeout | null = null;
   private keepaliveTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void)[] = [];
+  /** Admitted live connections per credential and per user (admit() counts, the close gives back). */
+  private readonly liveByToken = new Map<string, number>();
+  private readonly liveByUser = new Map<number, number>();
   /** Deliveries waiting for the journal fsync that covers their message, in commit order. */
   private deliveryChain: Promise<void> = Promise.resolve();
   private waiting = 0;
@@ -174,6 +187,40 @@ export class LiveHub {
 
   // ---------------------------------------------------------------------------------------------
   // Connections
+
+  /**
+   * Takes a live slot for a connection about to open (issue 21: a read-only channel key opened sockets
+   * until the server ran out of file descriptors), or throws 429 when the credential or its user already
+   * holds its cap. The slot is given back when `closed` (the socket, or the SSE response) emits 'close'.
+   */
+  admit(auth: LiveAuth, closed: { once(event: 'close', listener: () => void): unknown }): void {
+    const userId = auth.principal.userId;
+    const byToken = this.liveByToken.get(auth.token) ?? 0;
+    const byUser = this.liveByUser.get(userId) ?? 0;
+    if (byToken >= this.opts.maxPerToken)
+      throw errors.tooManyRequests(
+        `too many live connections with this token (at most ${this.opts.maxPerToken})`,
+        LIVE_RETRY_AFTER_SEC,
+      );
+    if (byUser >= this.opts.maxPerUser)
+      throw errors.tooManyRequests(
+        `too many live connections for this account (at most ${this.opts.maxPerUser})`,
+        LIVE_RETRY_AFTER_SEC,
+      );
+    this.liveByToken.set(auth.token, byToken + 1);
+    this.liveByUser.set(userId, byUser + 1);
+    closed.once('close', () => {
+      countDown(this.liveByToken, auth.token);
+      countDown(this.liveByUser, userId);
+    });
+  }
+
+  /** Admitted live connections (tests check that closing gives the slots back). */
+  admitted(): number {
+    let n = 0;
+    for (const c of this.liveByUser.values()) n += c;
+    return n;
+  }
 
   addSocket(ws: WebSocket, auth: LiveAuth, shape: FrameShape): LiveSocket {
     const s: LiveSocket = new SocketEntry(auth, ws, shape);
@@ -445,4 +492,10 @@ export class LiveHub {
     for (const set of this.streams.values()) for (const st of set) st.res.end();
     await Promise.all(closed);
   }
+}
+
+function countDown<K>(counts: Map<K, number>, key: K): void {
+  const n = (counts.get(key) ?? 0) - 1;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

@@ -18,6 +18,9 @@ export function openStream(ctx: AppContext, hub: LiveHub, req: Request, res: Res
   const principal = principalOf(req);
   const cred = readCredential(req);
   const token = cred && 'token' in cred ? cred.token : '';
+  const auth = { principal, token, meta: requestMeta(req) };
+  // Per-token and per-user caps (429 before any header is sent); the slot is freed when the response closes.
+  hub.admit(auth, res);
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -26,7 +29,7 @@ export function openStream(ctx: AppContext, hub: LiveHub, req: Request, res: Res
   res.flushHeaders();
   req.socket.setNoDelay(true);
   req.socket.setKeepAlive(true);
-  const stream = hub.addStream(res, { principal, token, meta: requestMeta(req) });
+  const stream = hub.addStream(res, auth);
   res.write(`retry: ${SSE_RETRY_MS}\n\n`);
   hub.writeStream(stream, sseEvent('connected', { deviceId: principal.deviceId }));
   ctx.log.debug('sse stream opened', { userId: principal.userId, deviceId: principal.deviceId });

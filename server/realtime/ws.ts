@@ -5,6 +5,7 @@ import { WebSocketServer } from 'ws';
 import type { AppContext, RequestMeta } from '../context';
 import { kindOfToken, readCredential, resolveToken } from '../http/auth';
 import { sameOriginOrAllowed } from '../http/cors';
+import { isAccountingListener } from '../http/connections';
 import { ApiError, errorBody, errors } from '../http/errors';
 import { WS_MAX_INCOMING_BYTES } from '../lib/limits';
 import type { LiveAuth, LiveHub } from './hub';
@@ -26,10 +27,24 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', (err) => ctx.log.debug('upgrade socket error', { err: err.message }));
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Nothing thrown here may reach the process (issue 21: `GET //[` with an Upgrade header killed it).
+    try {
+      handleUpgrade(req, socket, head);
+    } catch (err) {
+      ctx.log.error('websocket upgrade failed', { path: req.url?.slice(0, 200), err });
+      refuseUpgrade(socket, errors.internal());
+    }
+  });
+
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = requestTarget(req.url);
+    if (!url) {
+      refuseUpgrade(socket, errors.badRequest('malformed request target'));
+      return;
+    }
     if (!WS_PATHS.has(url.pathname)) {
       // Another listener may own this path; answer only when nobody else listens.
-      if (server.listenerCount('upgrade') === 1)
+      if (server.listeners('upgrade').filter((l) => !isAccountingListener(l)).length === 1)
         refuseUpgrade(socket, errors.routeNotFound('GET', url.pathname));
       return;
     }
@@ -40,6 +55,8 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
     let auth: LiveAuth;
     try {
       auth = authenticateUpgrade(ctx, req, url);
+      // Per-token and per-user caps (429); the slot is given back when this socket closes.
+      hub.admit(auth, socket);
     } catch (err) {
       if (!(err instanceof ApiError)) ctx.log.error('websocket authentication failed', { err });
       refuseUpgrade(socket, err instanceof ApiError ? err : errors.internal());
@@ -50,9 +67,35 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
         ws.terminate();
         return;
       }
-      hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+      // After the 101 an HTTP error can no longer be sent: a failure here only closes this socket.
+      try {
+        hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+      } catch (err) {
+        ctx.log.error('could not register a websocket', { err });
+        ws.terminate();
+      }
     });
-  });
+  }
+}
+
+/** RFC 9112 origin-form: a path of RFC 3986 pchars and slashes, then an optional query. */
+const ORIGIN_FORM = /^\/[\w\-.~!$&'()*+,;=:@%/]*(?:\?\S*)?$/;
+
+/**
+ * The request-target of an upgrade as a URL, or null when it is not one (400): origin-form (`/ws?…`,
+ * `//x` included, as a path) or absolute-form (`http://host/ws`). `*`, authority-form, a path with
+ * characters RFC 3986 does not allow there (`//[`) and anything `new URL` refuses are null, never an
+ * exception (issue 21: `new URL('//[', base)` threw and the process died).
+ */
+export function requestTarget(target: string | undefined): URL | null {
+  if (!target) return null;
+  try {
+    if (ORIGIN_FORM.test(target)) return new URL(`http://localhost${target}`);
+    if (/^https?:\/\//i.test(target)) return new URL(target);
+  } catch {
+    // fall through: not a URL
+  }
+  return null;
 }
 
 /**

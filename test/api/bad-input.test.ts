@@ -60,8 +60,14 @@ const BAD_JSON: unknown[] = [
   { message: 'x'.repeat(70_000), title: 'y'.repeat(10_000), name: 'z'.repeat(10_000) },
 ];
 
-/** Raw bodies that are not JSON at all, or claim a type the route does not take. */
-const RAW: { body: string; type: string }[] = [
+/** Objects nested far deeper than any recursive walk (JSON.stringify, zod) survives. */
+const DEEP = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+
+/**
+ * Raw bodies that are not JSON at all, claim a type the route does not take, nest too deep, or claim a
+ * Content-Encoding their bytes do not have (each of the last two answered 500 before issue 21).
+ */
+const RAW: { body: string; type: string; encoding?: string }[] = [
   { body: '{"message": ', type: 'application/json' },
   { body: '\u0000\u0001\u0002', type: 'application/json' },
   { body: 'message=hi&priority=high', type: 'application/x-www-form-urlencoded' },
@@ -74,6 +80,14 @@ const RAW: { body: string; type: string }[] = [
   },
   { body: `${'['.repeat(5000)}${']'.repeat(5000)}`, type: 'application/json' },
   { body: '{"message": "x"}', type: 'application/json; charset=utf-16' },
+  {
+    body: `{"message": "x", "name": "n", "extras": ${DEEP}, "deliveryConfig": ${DEEP}}`,
+    type: 'application/json',
+  },
+  { body: '{"message": "x"}', type: 'application/json', encoding: 'gzip' },
+  { body: '{"message": "x"}', type: 'application/json', encoding: 'deflate' },
+  { body: '{"message": "x"}', type: 'application/json', encoding: 'bogus' },
+  { body: 'message=x', type: 'application/x-www-form-urlencoded', encoding: 'br' },
 ];
 
 const BAD_QUERY =
@@ -90,13 +104,14 @@ async function send(
   method: string,
   path: string,
   token: string | undefined,
-  body?: { body: string; type: string },
+  body?: { body: string; type: string; encoding?: string },
 ) {
   const res = await fetch(t.url + path, {
     method,
     headers: {
       ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
       ...(body ? { 'Content-Type': body.type } : {}),
+      ...(body?.encoding ? { 'Content-Encoding': body.encoding } : {}),
     },
     body: body?.body,
     signal: AbortSignal.timeout(10_000),
@@ -139,9 +154,9 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
     const hookToken = String((hook.body as { url: string }).url.split('/').pop());
     const fill = (id: string) => fillWith((p) => (p === ':token' ? hookToken : id));
     const hasBody = method !== 'GET' && method !== 'HEAD';
-    const check = async (what: string, path: string, body?: { body: string; type: string }) => {
+    const check = async (what: string, path: string, body?: (typeof RAW)[number], token = device.token) => {
       requests++;
-      found.push(...problems(route, what, await send(method, path, device.token, body)));
+      found.push(...problems(route, what, await send(method, path, token, body)));
     };
     const json = (v: unknown) => ({ body: JSON.stringify(v), type: 'application/json' });
 
@@ -151,7 +166,10 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
     await check('bad query', own + BAD_QUERY, hasBody ? json({}) : undefined);
     if (hasBody) {
       for (const v of BAD_JSON) await check(`json ${JSON.stringify(v).slice(0, 40)}`, own, json(v));
-      for (const raw of RAW) await check(`raw ${raw.type}`, own, raw);
+      for (const raw of RAW) await check(`raw ${raw.type} ${raw.encoding ?? ''}`, own, raw);
+      // The channel key's routes (POST /message) see the raw bodies too: they got past a device token's 403.
+      for (const raw of RAW)
+        await check(`key: raw ${raw.type} ${raw.encoding ?? ''}`, own, raw, channel.token);
     }
   }
   expect(found).toEqual([]);
