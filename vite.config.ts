@@ -25,6 +25,8 @@ const apiPaths = [
   '/version',
   '/serverinfo',
   '/stream',
+  '/heartbeat',
+  '/monitor-history',
 ];
 
 export default defineConfig({

@@ -39,6 +39,12 @@ export interface Channel {
   shared?: boolean;
   sharePermission?: 'view' | 'send';
   canShare?: boolean;
+  /** Heartbeat health (docs/api.md "Channel summary"). */
+  hbTotal?: number;
+  hbAlerting?: number;
+  hbAlertingInfo?: number;
+  hbPending?: number;
+  hbStatus?: 'none' | 'ok' | 'degraded' | 'alerting' | 'pending';
 }
 
 export interface ChannelKey {

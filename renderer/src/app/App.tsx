@@ -1,4 +1,4 @@
-import { type ReactElement, useEffect, useState } from 'react';
+import { lazy, type ReactElement, Suspense, useEffect, useState } from 'react';
 import { desktop } from '../api/desktop';
 import { ErrorText } from '../components/ui';
 import { Account } from '../features/account/Account';
@@ -18,9 +18,13 @@ import { Link, navigate, useLocation } from './router';
 import { useSession } from './session';
 import { ThemeToggle } from './theme';
 
+// A chunk of its own (with croner for the schedule preview), loaded when the page is first opened.
+const Heartbeats = lazy(() => import('../features/heartbeats/Heartbeats'));
+
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/channels', label: 'Channels' },
+  { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -96,6 +100,13 @@ export function App() {
       break;
     case '/channels':
       page = <Channels />;
+      break;
+    case '/heartbeats':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Heartbeats />
+        </Suspense>
+      );
       break;
     case '/devices':
       page = <Devices />;

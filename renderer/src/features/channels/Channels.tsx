@@ -3,6 +3,7 @@ import { api, del, get, post } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useSignals } from '../../app/live';
 import { ErrorText, PriorityBadge, useAction } from '../../components/ui';
+import { HealthDot } from '../heartbeats/HealthDot';
 import { ChannelForm } from './ChannelForm';
 import { Keys, ShownOnce } from './Keys';
 import { IncomingShares, Shares } from './Shares';
@@ -93,6 +94,7 @@ export function Channels() {
                   <span className="logo placeholder" aria-hidden="true" />
                 )}
                 <span className="grow">{c.name}</span>
+                <HealthDot channel={c} />
                 {c.internal ? <span className="tag">system</span> : null}
                 {c.shared ? <span className="tag">shared ({c.sharePermission})</span> : null}
                 {c.tags.map((t) => (

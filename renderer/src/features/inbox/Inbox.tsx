@@ -6,6 +6,7 @@ import { useLive, useSignals } from '../../app/live';
 import { navigate, useLocation } from '../../app/router';
 import { ErrorText, useAction } from '../../components/ui';
 import { buildTree, subtreeIds, type TreeNode } from '../channels/tree';
+import { HealthDot } from '../heartbeats/HealthDot';
 import { FirstMessage } from './FirstMessage';
 import { MessageItem } from './MessageItem';
 
@@ -315,6 +316,7 @@ function TreeItem({
           <span className="logo placeholder" aria-hidden="true" />
         )}
         <span>{c.name}</span>
+        <HealthDot channel={c} />
         {c.shared ? <span className="tag">shared</span> : null}
       </button>
       {node.children.length ? (
