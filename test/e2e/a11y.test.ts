@@ -38,7 +38,16 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     t = await startTestServer();
-    const channel = await makeChannel(t, (await deviceToken(t, t.admin, 'laptop')).token, { name: 'Ops' });
+    const device = (await deviceToken(t, t.admin, 'laptop')).token;
+    const channel = await makeChannel(t, device, { name: 'Ops' });
+    // A heartbeat with a success and a failed ping, so its list row, uptime and ping log have content.
+    const hb = await t.request('POST', '/heartbeat', {
+      token: device,
+      json: { appid: channel.id, name: 'Nightly backup', schedule: '0 3 * * *', timezone: 'Europe/Berlin' },
+    });
+    if (hb.status !== 200) throw new Error(`POST /heartbeat answered ${hb.status} ${hb.text}`);
+    await fetch(hb.body.pingUrl);
+    await fetch(`${hb.body.pingUrl}/2`, { method: 'POST', body: 'tar: /backup: No space left on device' });
     await sendMessage(t, channel.token, { title: 'Disk full', message: 'on /var', priority: 9 });
     await sendMessage(t, channel.token, {
       title: 'Report',
@@ -72,6 +81,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       await check('inbox');
       const screens: [string, string][] = [
         ['/channels', 'Channels'],
+        ['/heartbeats', 'Heartbeats'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],
@@ -90,6 +100,18 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
             .click();
           await page.getByRole('form', { name: 'New webhook' }).waitFor();
           await check('/channels, a channel open');
+        }
+        if (path === '/heartbeats') {
+          await page.getByRole('link', { name: 'Nightly backup' }).click();
+          await page.getByRole('table', { name: 'Pings' }).waitFor();
+          await page.getByRole('region', { name: 'Uptime' }).getByRole('img').waitFor();
+          await page.getByRole('button', { name: 'Edit', exact: true }).click();
+          await page.getByRole('list', { name: 'Next fire times' }).waitFor();
+          await page.getByText('Examples: curl, crontab, exit codes').click();
+          await check('/heartbeats, a heartbeat open with its form');
+          await page.goto(`${t.url}/heartbeats?new=1`);
+          await page.getByRole('form', { name: 'New heartbeat' }).waitFor();
+          await check('/heartbeats, the new heartbeat form');
         }
         if (path === '/devices') {
           await page

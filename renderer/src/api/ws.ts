@@ -2,14 +2,24 @@ import type { Message } from './types';
 
 export type SocketState = 'connecting' | 'open' | 'closed';
 
+/** A service frame of `/ws?events=1` (docs/api.md "Live events"): `{kind, appid, at, data}`, no `id`. */
+export interface ServiceEvent {
+  kind: string;
+  appid: number;
+  at: string;
+  data: Record<string, unknown>;
+}
+
 /**
- * The message socket `/ws?token=` (spec "Live streams"): every frame is a Message. Reconnects with
+ * The message socket `/ws?token=` (spec "Live streams"): every frame is a Message; with `onEvent` the
+ * socket asks for service frames too (`&events=1`), told apart by their `kind`. Reconnects with
  * backoff (1 s doubling to 30 s) until closed; reports its state so the inbox can say "live" or not.
  */
 export function openMessageSocket(
   token: string,
   onMessage: (m: Message) => void,
   onState: (s: SocketState) => void,
+  onEvent?: (e: ServiceEvent) => void,
 ): () => void {
   let ws: WebSocket | null = null;
   let closed = false;
@@ -19,15 +29,19 @@ export function openMessageSocket(
     if (closed) return;
     onState('connecting');
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    ws = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(token)}`);
+    ws = new WebSocket(
+      `${proto}//${location.host}/ws?token=${encodeURIComponent(token)}${onEvent ? '&events=1' : ''}`,
+    );
     ws.onopen = () => {
       delay = 1000;
       onState('open');
     };
     ws.onmessage = (ev) => {
       try {
-        const m = JSON.parse(String(ev.data)) as Message;
-        if (typeof m?.id === 'number' && typeof m.appid === 'number') onMessage(m);
+        const m = JSON.parse(String(ev.data)) as Message | ServiceEvent;
+        if ('id' in m && typeof m.id === 'number' && typeof m.appid === 'number') onMessage(m);
+        else if (onEvent && 'kind' in m && typeof m.kind === 'string' && typeof m.appid === 'number')
+          onEvent(m);
       } catch {
         /* not a message frame */
       }

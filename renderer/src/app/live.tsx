@@ -9,7 +9,7 @@ import {
   useState,
 } from 'react';
 import type { Message } from '../api/types';
-import { openMessageSocket, type SocketState } from '../api/ws';
+import { openMessageSocket, type ServiceEvent, type SocketState } from '../api/ws';
 
 type Handler = (m: Message) => void;
 
@@ -19,15 +19,23 @@ export interface ChannelSignal {
   appid: number;
 }
 type SignalHandler = (s: ChannelSignal) => void;
+type EventHandler = (e: ServiceEvent) => void;
 
 interface Live {
   state: SocketState;
   subscribe(h: Handler): () => void;
   /** Shares offered, accepted, left or revoked, and channel status changes, as they happen. */
   onSignal(h: SignalHandler): () => void;
+  /** Service frames of the socket (heartbeat pings and alerts, …) as they happen. */
+  onEvent(h: EventHandler): () => void;
 }
 
-const Ctx = createContext<Live>({ state: 'closed', subscribe: () => () => {}, onSignal: () => () => {} });
+const Ctx = createContext<Live>({
+  state: 'closed',
+  subscribe: () => () => {},
+  onSignal: () => () => {},
+  onEvent: () => () => {},
+});
 
 /**
  * One message socket for the whole signed-in app (not only while the inbox is open), so this device
@@ -37,6 +45,7 @@ export function LiveProvider({ token, children }: { token: string; children: Rea
   const [state, setState] = useState<SocketState>('connecting');
   const handlers = useRef(new Set<Handler>());
   const signalHandlers = useRef(new Set<SignalHandler>());
+  const eventHandlers = useRef(new Set<EventHandler>());
   useEffect(
     () =>
       openMessageSocket(
@@ -45,6 +54,9 @@ export function LiveProvider({ token, children }: { token: string; children: Rea
           for (const h of handlers.current) h(m);
         },
         setState,
+        (e) => {
+          for (const h of eventHandlers.current) h(e);
+        },
       ),
     [token],
   );
@@ -73,7 +85,14 @@ export function LiveProvider({ token, children }: { token: string; children: Rea
     signalHandlers.current.add(h);
     return () => void signalHandlers.current.delete(h);
   }, []);
-  const value = useMemo<Live>(() => ({ state, subscribe, onSignal }), [state, subscribe, onSignal]);
+  const onEvent = useCallback((h: EventHandler) => {
+    eventHandlers.current.add(h);
+    return () => void eventHandlers.current.delete(h);
+  }, []);
+  const value = useMemo<Live>(
+    () => ({ state, subscribe, onSignal, onEvent }),
+    [state, subscribe, onSignal, onEvent],
+  );
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }
 
@@ -90,4 +109,12 @@ export function useSignals(handler: SignalHandler): void {
   const latest = useRef(handler);
   latest.current = handler;
   useEffect(() => onSignal((s) => latest.current(s)), [onSignal]);
+}
+
+/** Runs `handler` on every service frame of the socket while the component is mounted (latest handler). */
+export function useServiceEvents(handler: EventHandler): void {
+  const { onEvent } = useLive();
+  const latest = useRef(handler);
+  latest.current = handler;
+  useEffect(() => onEvent((e) => latest.current(e)), [onEvent]);
 }

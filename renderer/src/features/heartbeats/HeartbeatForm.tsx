@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
@@ -147,9 +147,12 @@ export function HeartbeatForm({
   const initialInterval = splitInterval(hb?.intervalSec ?? 300);
   const initialGrace = splitInterval(hb?.graceSec ?? 60);
   const [name, setName] = useState(hb?.name ?? '');
-  const [appid, setAppid] = useState<number | ''>(
-    hb?.appid ?? (targets.find((c) => c.id === defaultAppid) ?? targets[0])?.id ?? '',
-  );
+  const preferred = hb?.appid ?? (targets.find((c) => c.id === defaultAppid) ?? targets[0])?.id;
+  const [appid, setAppid] = useState<number | ''>(preferred ?? '');
+  // The channels may arrive after the form opened (a direct link to it).
+  useEffect(() => {
+    if (appid === '' && preferred !== undefined) setAppid(preferred);
+  }, [appid, preferred]);
   const [mode, setMode] = useState<'interval' | 'cron'>(hb?.schedule ? 'cron' : 'interval');
   const [interval, setIntervalValue] = useState(String(initialInterval.value));
   const [intervalUnit, setIntervalUnit] = useState<Unit>(initialInterval.unit);

@@ -1,8 +1,8 @@
 import './heartbeats.css';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { del, get, post, query } from '../../api/client';
 import type { Channel, Message } from '../../api/types';
-import { useSignals } from '../../app/live';
+import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
 import { ErrorText, formatDate, Notice, PriorityBadge, useAction } from '../../components/ui';
 import { StatusChip } from './HealthDot';
@@ -68,6 +68,18 @@ export default function Heartbeats() {
     if (s.kind === 'share:changed') void loadChannels();
     else setVersions((v) => ({ ...v, [s.appid]: (v[s.appid] ?? 0) + 1 }));
     void reload();
+  });
+  // A ping (service frame of the socket) changes its row's last ping and deadline: that row is fetched.
+  const listRef = useRef(list);
+  listRef.current = list;
+  useServiceEvents((e) => {
+    const id = e.data.id;
+    if (!e.kind.startsWith('heartbeat:') || typeof id !== 'number') return;
+    if (!listRef.current?.some((h) => h.id === id)) return;
+    get<Heartbeat>(`/heartbeat/${id}`).then(
+      (fresh) => setList((l) => l?.map((h) => (h.id === id ? fresh : h)) ?? l),
+      () => {},
+    );
   });
 
   const byId = new Map(channels.map((c) => [c.id, c]));
@@ -193,7 +205,12 @@ function HeartbeatDetail({
   const [notice, setNotice] = useState('');
   const load = useAction();
   const act = useAction();
-  const appVersion = hb ? (version[hb.appid] ?? 0) : 0;
+  // Pings of this heartbeat (service frames) and status signals of its channel refetch it.
+  const [pings, setPings] = useState(0);
+  useServiceEvents((e) => {
+    if (e.kind.startsWith('heartbeat:') && e.data.id === id) setPings((n) => n + 1);
+  });
+  const appVersion = (hb ? (version[hb.appid] ?? 0) : 0) + pings;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `appVersion` is the refetch trigger
   useEffect(() => {
