@@ -28,10 +28,11 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
   let channel: { id: number };
   const hb: { id?: number; url?: string } = {};
   const token = () => deviceTokenOf(page);
-  const chip = (p: Page) => p.locator('.pane-head .hb-chip');
+  const chip = (p: Page) => p.locator('.hb-title .hb-chip');
   const record = async () =>
     (await t.request('GET', `/heartbeat/${hb.id}`, { token: await token() })).body as {
       status: string;
+      expectedAt: string | null;
       deadlineAt: string | null;
       paused: boolean;
     };
@@ -197,18 +198,29 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
   });
 
   it('shows the uptime figures and the 90-day bar, in the detail and in the list', async () => {
+    // Six more nights, each pinged a minute before its fire time: six days up after the day it was down.
+    for (let night = 0; night < 6; night++) {
+      const { expectedAt } = await record();
+      t.clock.advance(Date.parse(expectedAt!) - t.clock.now() - 60_000);
+      expect((await fetch(hb.url!)).status).toBe(200);
+    }
     const uptime = page.getByRole('region', { name: 'Uptime' });
     await expect.poll(() => uptime.getByRole('img', { name: /^90-day uptime / }).count()).toBe(1);
     const bars = uptime.locator('.uptime-day');
     expect(await bars.count()).toBe(90);
-    // Today (the last bar) had down time.
-    expect(await bars.last().getAttribute('class')).toContain('down');
     const hist = (await t.request('GET', `/monitor-history/heartbeat/${hb.id}`, { token: await token() }))
-      .body as { uptime: Record<string, number | null> };
-    expect(await uptime.locator('dd').allTextContents()).toEqual(
-      ['24h', '7d', '30d', '90d'].map((w) => (hist.uptime[w] === null ? 'no data' : `${hist.uptime[w]} %`)),
+      .body as { uptime: Record<string, number | null>; days: { status: string }[] };
+    expect(hist.days.slice(-7).map((d) => d.status)).toEqual(['down', 'up', 'up', 'up', 'up', 'up', 'up']);
+    // The page follows the pings (service frames) to the same figures and bars as the API.
+    const figures = ['24h', '7d', '30d', '90d'].map((w) =>
+      hist.uptime[w] === null ? 'no data' : `${hist.uptime[w]} %`,
     );
-    await screenshot(page, 'heartbeat');
+    await expect.poll(() => uptime.locator('dd').allTextContents()).toEqual(figures);
+    expect(figures[0]).toBe('100 %');
+    expect(figures[1]).not.toBe('100 %');
+    await expect
+      .poll(() => bars.evaluateAll((els) => els.slice(-7).map((e) => e.className)))
+      .toEqual(['down', 'up', 'up', 'up', 'up', 'up', 'up'].map((s) => `uptime-day ${s}`));
 
     await page.getByRole('link', { name: '← All heartbeats' }).click();
     const row = page.getByRole('list', { name: 'Heartbeats' }).getByRole('listitem');
@@ -224,5 +236,10 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'Backups' });
     await expect.poll(() => row.count()).toBe(1);
     await screenshot(page, 'heartbeats');
+    // The heartbeat again: the URL is masked now, the examples folded, its state, uptime and log in view.
+    await row.getByRole('link', { name: 'Nightly backup' }).click();
+    await page.getByRole('table', { name: 'Pings' }).waitFor();
+    expect(await page.getByLabel('Ping URL (shown once)', { exact: true }).count()).toBe(0);
+    await screenshot(page, 'heartbeat');
   });
 });

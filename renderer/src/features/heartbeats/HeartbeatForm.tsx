@@ -135,7 +135,10 @@ export function HeartbeatForm({
   defaultAppid,
   onSaved,
   onCancel,
+  asPage,
 }: {
+  /** The form is the page (its heading is the page's h1). */
+  asPage?: boolean;
   heartbeat?: Heartbeat;
   channels: Channel[];
   defaultAppid?: number | null;
@@ -193,7 +196,11 @@ export function HeartbeatForm({
 
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby={titleId}>
-      <h2 id={titleId}>{hb ? `Edit “${hb.name}”` : 'New heartbeat'}</h2>
+      {asPage ? (
+        <h1 id={titleId}>{hb ? `Edit “${hb.name}”` : 'New heartbeat'}</h1>
+      ) : (
+        <h2 id={titleId}>{hb ? `Edit “${hb.name}”` : 'New heartbeat'}</h2>
+      )}
       <p className="hint">
         A heartbeat expects a ping from a job (a backup, a cron script, a device) on a schedule, and tells you
         when one does not come.

@@ -87,10 +87,10 @@ export default function Heartbeats() {
 
   if (creating)
     return (
-      <section className="stack hb-page" aria-labelledby="hb-new-title">
-        <h1 id="hb-new-title">New heartbeat</h1>
+      <div className="stack hb-page">
         <Link to={`/heartbeats${query({ channel: channelFilter })}`}>← All heartbeats</Link>
         <HeartbeatForm
+          asPage
           channels={channels}
           defaultAppid={channelFilter}
           onSaved={(hb) => {
@@ -100,7 +100,7 @@ export default function Heartbeats() {
           }}
           onCancel={() => navigate(`/heartbeats${query({ channel: channelFilter })}`)}
         />
-      </section>
+      </div>
     );
 
   if (openId)
@@ -173,6 +173,12 @@ export default function Heartbeats() {
                 <dt>Next deadline</dt>
                 <dd>{deadlineText(hb)}</dd>
               </div>
+              {hb.status === 'down' && hb.lastFailReason ? (
+                <div>
+                  <dt>Last failure</dt>
+                  <dd>{hb.lastFailReason}</dd>
+                </div>
+              ) : null}
             </dl>
             <LazyUptimeBar id={hb.id} version={versions[hb.appid] ?? 0} />
           </li>
@@ -267,14 +273,12 @@ function HeartbeatDetail({
   return (
     <section className="stack hb-page" aria-labelledby="hb-detail-title">
       <Link to={`/heartbeats${query({ channel: hb.appid })}`}>← All heartbeats</Link>
-      <div className="pane-head">
+      <div className="row wrap hb-title">
         <h1 id="hb-detail-title">{hb.name}</h1>
-        <div className="row wrap">
-          <span className="sr-only">Status:</span>
-          <StatusChip status={hb.status} />
-          <span className="tag">{channel?.name ?? `channel ${hb.appid}`}</span>
-          <PriorityBadge priority={hb.priority} />
-        </div>
+        <span className="sr-only">Status:</span>
+        <StatusChip status={hb.status} />
+        <span className="tag">{channel?.name ?? `channel ${hb.appid}`}</span>
+        <PriorityBadge priority={hb.priority} />
       </div>
       <ErrorText error={load.error} />
       <div className="actions">
