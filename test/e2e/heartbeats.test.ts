@@ -235,9 +235,26 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
     await expect.poll(() => page.getByText('No heartbeats write to this channel.').isVisible()).toBe(true);
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'Backups' });
     await expect.poll(() => row.count()).toBe(1);
+    // Two more, made through the API: one waiting for its first ping, one paused. All channels again.
+    for (const body of [
+      { name: 'Home router', intervalSec: 300 },
+      { name: 'Photo sync', intervalSec: 3_600, paused: true },
+    ]) {
+      const res = await t.request('POST', '/heartbeat', {
+        token: await token(),
+        json: { appid: channel.id, ...body },
+      });
+      expect(res.status).toBe(200);
+    }
+    await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'All channels' });
+    await expect
+      .poll(() => row.evaluateAll((els) => els.map((e) => e.querySelector('.hb-chip')?.textContent)))
+      .toEqual(['up', 'new', 'paused']);
+    expect(await row.nth(1).textContent()).toContain('after the first ping');
+    expect(await row.nth(2).textContent()).toContain('none while paused');
     await screenshot(page, 'heartbeats');
     // The heartbeat again: the URL is masked now, the examples folded, its state, uptime and log in view.
-    await row.getByRole('link', { name: 'Nightly backup' }).click();
+    await page.getByRole('link', { name: 'Nightly backup' }).click();
     await page.getByRole('table', { name: 'Pings' }).waitFor();
     expect(await page.getByLabel('Ping URL (shown once)', { exact: true }).count()).toBe(0);
     await screenshot(page, 'heartbeat');
