@@ -259,4 +259,33 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
     expect(await page.getByLabel('Ping URL (shown once)', { exact: true }).count()).toBe(0);
     await screenshot(page, 'heartbeat');
   });
+
+  it('edits it: from cron to an interval, a longer grace and an alert message', async () => {
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Edit “Nightly backup”' });
+    // The form opens with the stored values.
+    expect(await form.getByLabel('Cron expression', { exact: true }).inputValue()).toBe('30 2 * * *');
+    expect(await form.getByLabel('Time zone', { exact: true }).inputValue()).toBe('Asia/Tokyo');
+    expect(await form.getByLabel('Grace period', { exact: true }).inputValue()).toBe('5');
+    await form.getByLabel('Every fixed interval').check();
+    await form.getByLabel('Ping every', { exact: true }).fill('6');
+    await form.getByLabel('Ping every unit', { exact: true }).selectOption('h');
+    await form.getByLabel('Grace period', { exact: true }).fill('10');
+    await form.getByLabel('Alert message', { exact: true }).fill('Check the NAS');
+    await expect
+      .poll(() => form.getByRole('region', { name: 'Preview' }).textContent())
+      .toContain('every 6h, grace 10m');
+    await form.getByRole('button', { name: 'Save heartbeat' }).click();
+    await expect.poll(() => form.count()).toBe(0);
+    const saved = (await t.request('GET', `/heartbeat/${hb.id}`, { token: await token() })).body;
+    expect(saved).toMatchObject({
+      intervalSec: 21_600,
+      schedule: null,
+      graceSec: 600,
+      alertMessage: 'Check the NAS',
+    });
+    await expect
+      .poll(() => page.getByRole('region', { name: 'State' }).textContent())
+      .toContain('every 6h, grace 10m');
+  });
 });

@@ -53,9 +53,15 @@ export default function Heartbeats() {
       load.setError(err);
     }
   }, [load.setError]);
+  // The newest request wins: a list for the previous filter that answers late is dropped.
+  const latest = useRef(0);
   const reload = useCallback(
     () =>
-      load.run(async () => setList(await get<Heartbeat[]>(`/heartbeat${query({ appid: channelFilter })}`))),
+      load.run(async () => {
+        const at = ++latest.current;
+        const l = await get<Heartbeat[]>(`/heartbeat${query({ appid: channelFilter })}`);
+        if (at === latest.current) setList(l);
+      }),
     [channelFilter, load.run],
   );
   useEffect(() => void loadChannels(), [loadChannels]);
@@ -218,13 +224,16 @@ function HeartbeatDetail({
   });
   const appVersion = (hb ? (version[hb.appid] ?? 0) : 0) + pings;
 
+  const latest = useRef(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `appVersion` is the refetch trigger
   useEffect(() => {
+    const at = ++latest.current;
     void load.run(async () => {
       const [h, hist] = await Promise.all([
         get<Heartbeat>(`/heartbeat/${id}`),
         get<SourceHistory>(`/monitor-history/heartbeat/${id}`),
       ]);
+      if (at !== latest.current) return; // a newer refetch is on its way
       setHb(h);
       setHistory(hist);
     });
@@ -324,7 +333,10 @@ function HeartbeatDetail({
           onCancel={() => setEditing(false)}
         />
       ) : null}
-      <PingInstructions hb={shown ?? hb} shownOnce={shown !== null} />
+      <PingInstructions
+        hb={shown ? { ...hb, token: shown.token, pingUrl: shown.pingUrl } : hb}
+        shownOnce={shown !== null}
+      />
       <section className="card stack" aria-labelledby={`state-${hb.id}`}>
         <h2 id={`state-${hb.id}`}>State</h2>
         <dl className="hb-facts">
