@@ -288,4 +288,23 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
       .poll(() => page.getByRole('region', { name: 'State' }).textContent())
       .toContain('every 6h, grace 10m');
   });
+
+  it('turns late live within the grace, and the channel’s dot says degraded', async () => {
+    expect((await fetch(hb.url!)).status).toBe(200);
+    await expect.poll(async () => (await record()).status).toBe('up');
+    const { expectedAt } = await record();
+    const other = await context.newPage();
+    await other.goto(`${t.url}/channels`);
+    // Home router waits for its first ping; Photo sync is paused and not counted.
+    await expect
+      .poll(() => dot(other).getAttribute('aria-label'))
+      .toBe('Heartbeats ok: none of 2 late or down, 1 waiting for a first ping');
+    t.clock.advance(Date.parse(expectedAt!) - t.clock.now() + 60_000);
+    await t.server.scheduler.tick();
+    await expect.poll(() => chip(page).textContent()).toBe('late');
+    await expect
+      .poll(() => dot(other).getAttribute('aria-label'))
+      .toBe('Heartbeats degraded: 1 of 2 heartbeats late');
+    await other.close();
+  });
 });

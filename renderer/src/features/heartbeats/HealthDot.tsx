@@ -21,8 +21,12 @@ export function healthLabel(c: ChannelHealth): string | null {
       return `Heartbeats degraded: ${of(c.hbAlertingInfo ?? 0)} late`;
     case 'pending':
       return `Heartbeats pending: waiting for the first ping of ${total === 1 ? 'it' : `all ${total}`}`;
-    case 'ok':
-      return `Heartbeats ok: ${total === 1 ? 'the heartbeat is' : `all ${total} are`} up`;
+    case 'ok': {
+      const pending = c.hbPending ?? 0;
+      return `Heartbeats ok: ${total === 1 ? 'the heartbeat is up' : `none of ${total} late or down`}${
+        pending ? `, ${pending} waiting for a first ping` : ''
+      }`;
+    }
     default:
       return null;
   }

@@ -16,7 +16,10 @@ describe('channel health dots', () => {
       'Heartbeats pending: waiting for the first ping of all 2',
     );
     expect(healthLabel({ hbStatus: 'ok', hbTotal: 1 })).toBe('Heartbeats ok: the heartbeat is up');
-    expect(healthLabel({ hbStatus: 'ok', hbTotal: 4 })).toBe('Heartbeats ok: all 4 are up');
+    expect(healthLabel({ hbStatus: 'ok', hbTotal: 4 })).toBe('Heartbeats ok: none of 4 late or down');
+    expect(healthLabel({ hbStatus: 'ok', hbTotal: 2, hbPending: 1 })).toBe(
+      'Heartbeats ok: none of 2 late or down, 1 waiting for a first ping',
+    );
   });
 });
 
