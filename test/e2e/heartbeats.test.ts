@@ -315,4 +315,22 @@ describe.skipIf(!hasChromium)('heartbeats in Chromium', () => {
       .toBe('Heartbeats degraded: 1 of 2 heartbeats late');
     await other.close();
   });
+
+  it('pages the ping log: 20 at a time, older ones on request', async () => {
+    for (let i = 1; i <= 15; i++) {
+      const res = await fetch(`${hb.url}/log`, { method: 'POST', body: `progress ${i}` });
+      expect(res.status).toBe(200);
+    }
+    const total = (
+      await t.request('GET', `/monitor-history/heartbeat/${hb.id}/log?limit=200`, { token: await token() })
+    ).body.checks.length as number;
+    expect(total).toBeGreaterThan(20);
+    const rows = page.getByRole('table', { name: 'Pings' }).locator('tbody tr');
+    await expect.poll(() => rows.first().textContent()).toContain('progress 15');
+    expect(await rows.count()).toBe(20);
+    expect(await rows.first().locator('td').nth(1).textContent()).toBe('log');
+    await page.getByRole('button', { name: 'Load older pings' }).click();
+    await expect.poll(() => rows.count()).toBe(total);
+    expect(await page.getByRole('button', { name: 'Load older pings' }).count()).toBe(0);
+  });
 });
