@@ -158,9 +158,9 @@ describe('historySummary', () => {
     recordStatus(ctx, 'fake', 1, 'up', NOW - H);
     recordStatus(ctx, 'fake', 1, 'down', NOW - 3 * H);
     expect(ctx.db.all('SELECT status, start_at, end_at FROM history_intervals ORDER BY id', [])).toEqual([
-      { status: 'up', start_at: NOW - 2 * H, end_at: NOW - 2 * H },
       { status: 'down', start_at: NOW - 2 * H, end_at: null },
     ]);
+    expect(summary().uptime['24h']).toBe(0);
   });
 
   it('reads response times of successful checks in the last 24 h: average and nearest-rank p95', () => {

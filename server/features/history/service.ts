@@ -98,12 +98,17 @@ function openInterval(db: Db, kind: string, id: number): IntervalRow | undefined
   );
 }
 
-/** Closes the open interval at `at` (never before its start); returns it, or undefined when there was none. */
+/**
+ * Closes the open interval at `at` (never before its start; one closed at its start is removed); returns
+ * it as closed, or undefined when there was none.
+ */
 function closeOpen(db: Db, kind: string, id: number, at: number): IntervalRow | undefined {
   const open = openInterval(db, kind, id);
   if (!open) return undefined;
   const end = Math.max(at, open.start_at);
-  db.run('UPDATE history_intervals SET end_at = ? WHERE id = ?', [end, open.id]);
+  // A status replaced at the instant it began leaves nothing behind (no empty intervals pile up).
+  if (end === open.start_at) db.run('DELETE FROM history_intervals WHERE id = ?', [open.id]);
+  else db.run('UPDATE history_intervals SET end_at = ? WHERE id = ?', [end, open.id]);
   addToDays(db, kind, id, open.class, open.start_at, end);
   return { ...open, end_at: end };
 }
