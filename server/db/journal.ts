@@ -577,6 +577,8 @@ export class JournalWriter {
     if (this.closed) throw new Error('journal is closed');
     const seq = ++this.appendedSeq;
     if (!relaxed) this.requiredSeq = seq;
+    // A failed writer writes nothing more (its waiters are refused): do not pile the records up.
+    if (this.failure) return;
     this.queue.push({ kind: 'record', bytes: record, seq });
     this.kick();
   }
