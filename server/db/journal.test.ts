@@ -243,6 +243,12 @@ describe('JournalWriter', () => {
     w.append(encodeRecord([['INSERT INTO t VALUES (2)', null]]));
     await expect(w.sync()).rejects.toThrow(/EIO/);
     await w.close();
+    // Closed for a recovery: a commit landing meanwhile is still refused, never taken as durable.
+    w.append(encodeRecord([['INSERT INTO t VALUES (3)', null]]));
+    expect(w.hasUnsynced()).toBe(true);
+    await expect(w.sync()).rejects.toThrow(/EIO/);
+    // The failed batch was cut off: only the header is left.
+    expect((await readFile(join(dir, journalFileName(1)))).length).toBe(JOURNAL_HEADER_BYTES);
   });
 
   it('finishes a generation before starting the next', async () => {

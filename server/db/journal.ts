@@ -574,10 +574,11 @@ export class JournalWriter {
    * stay in order, so a crash can only lose a relaxed record together with everything after it.
    */
   append(record: Buffer, relaxed = false): void {
-    if (this.closed) throw new Error('journal is closed');
+    // A failed writer (closed or not) writes nothing more but still counts the record, so that sync()
+    // refuses it: a commit made while the store recovers must be answered 503, never 200.
+    if (this.closed && !this.failure) throw new Error('journal is closed');
     const seq = ++this.appendedSeq;
     if (!relaxed) this.requiredSeq = seq;
-    // A failed writer writes nothing more (its waiters are refused): do not pile the records up.
     if (this.failure) return;
     this.queue.push({ kind: 'record', bytes: record, seq });
     this.kick();

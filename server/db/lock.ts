@@ -22,8 +22,10 @@ const heldHere = new Set<string>();
  * Named after the real path of the dir, so two spellings of one dir (symlinks, `..`) share the lock.
  */
 export function lockAddress(dataDir: string): { path: string; file: boolean } {
-  const real = realpathSync(dataDir);
-  const hash = createHash('sha256').update(real).digest('hex').slice(0, 32);
+  const real = realpathSync.native(dataDir);
+  // NTFS names are case-insensitive: C:\Data and c:\data are one dir and must be one lock.
+  const key = process.platform === 'win32' ? real.toLowerCase() : real;
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
   if (process.platform === 'linux') return { path: `\0belfry-${hash}`, file: false };
   if (process.platform === 'win32') return { path: `\\\\.\\pipe\\belfry-${hash}`, file: false };
   return { path: join(real, LOCK_SOCKET_FILE), file: true };
