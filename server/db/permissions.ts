@@ -17,16 +17,29 @@ export function secureDataDir(dataDir: string, log?: Logger): void {
   mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   if (process.platform === 'win32') return;
   let fixed = 0;
+  const refused: string[] = [];
   const walk = (path: string): void => {
     const st = lstatSync(path);
     if (st.isSymbolicLink()) return;
     const want = st.isDirectory() ? DATA_DIR_MODE : DATA_FILE_MODE;
     if ((st.mode & 0o777) !== want) {
-      chmodSync(path, want);
-      fixed++;
+      try {
+        chmodSync(path, want);
+        fixed++;
+      } catch (err) {
+        // A filesystem without modes (FAT, some network mounts) or a file someone else owns: say so, and
+        // start anyway; the rest of the tree is still fixed.
+        refused.push(`${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
     }
     if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
   };
   walk(dataDir);
   if (fixed > 0) log?.debug('made the data dir readable by its owner only', { dataDir, fixed });
+  if (refused.length > 0)
+    log?.warn('could not make these data dir entries readable by their owner only', {
+      dataDir,
+      count: refused.length,
+      first: refused.slice(0, 5),
+    });
 }
