@@ -218,8 +218,8 @@ export async function setImage(
   const ext = type ? IMAGE_TYPES[type.mime] : undefined;
   if (!ext) throw errors.badRequest('file is not a supported image (png, jpeg, gif, webp)');
   const file = `${randomBytes(16).toString('hex')}.${ext}`;
-  mkdirSync(imagesDir(ctx), { recursive: true });
-  const fd = openSync(imagePath(ctx, file), 'w', 0o644);
+  mkdirSync(imagesDir(ctx), { recursive: true, mode: 0o700 });
+  const fd = openSync(imagePath(ctx, file), 'w', 0o600); // the data dir is its owner's only
   try {
     writeSync(fd, data);
     fsyncSync(fd);
