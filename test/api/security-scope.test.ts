@@ -239,7 +239,7 @@ function separateIdRanges(base: number): void {
   });
 }
 
-/** A user's channel with a child, a second key, a webhook, a pending share and two messages. */
+/** A user's channel with a child, a second key, a webhook, a pending share and two messages; `ids` names them all. */
 async function furnishedChannel(device: { token: string }, mark: string, tags: string[]) {
   const ok = (res: { status: number; text: string; body: any }, what: string) => {
     if (res.status !== 200) throw new Error(`${what}: ${res.status} ${res.text}`);
@@ -268,13 +268,17 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     }),
     'share',
   );
+  const primaryKeyId = t.server.ctx.db.first<{ id: number }>(
+    'SELECT id FROM channel_keys WHERE channel_id = ? AND is_primary = 1',
+    [channel.id],
+  )!.id;
   const m1 = await sendMessage(t, channel.token, { message: `${mark} first` });
   const m2 = await sendMessage(t, child.token, { message: `${mark} second` });
   return {
     channel,
     child,
     key,
-    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id],
+    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id, primaryKeyId],
   };
 }
 
