@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { apiToken, deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
+import {
+  apiToken,
+  deviceToken,
+  makeChannel,
+  makeUser,
+  sendMessage,
+  separateIdRanges,
+} from '../helpers/factories';
 import { mountedRoutes } from '../helpers/routes';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -225,20 +232,6 @@ function dumpDb(skip: (table: string, column: string) => boolean = () => false):
   );
 }
 
-/** Gives every table's ids a range of its own, so that an id names one thing only (as ownership.test.ts). */
-function separateIdRanges(base: number): void {
-  const db = t.server.ctx.db;
-  db.transaction(() => {
-    const tables = db.all<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%' ORDER BY name",
-    );
-    tables.forEach(({ name }, i) => {
-      db.run('DELETE FROM sqlite_sequence WHERE name = ?', [name]);
-      db.run('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)', [name, base + (i + 1) * 1000]);
-    });
-  });
-}
-
 /** A user's channel with a child, a second key, a webhook, a pending share and two messages; `ids` names them all. */
 async function furnishedChannel(device: { token: string }, mark: string, tags: string[]) {
   const ok = (res: { status: number; text: string; body: any }, what: string) => {
@@ -335,7 +328,7 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
 
 describe('sweeps over every mounted route', () => {
   test('no route lets a scoped write API token change or reveal a channel of the same user outside its scope', async () => {
-    separateIdRanges(100_000);
+    separateIdRanges(t, 100_000);
     const u = makeUser(t);
     const phone = await deviceToken(t, u, 'phone');
     const inside = await makeChannel(t, phone.token, { name: 'inside', tags: ['ops'] });
@@ -380,7 +373,7 @@ describe('sweeps over every mounted route', () => {
   }, 120_000);
 
   test('no route lets a read-only API token or a read-only channel key change anything', async () => {
-    separateIdRanges(200_000);
+    separateIdRanges(t, 200_000);
     const u = makeUser(t);
     const phone = await deviceToken(t, u, 'phone');
     const laptop = await deviceToken(t, u, 'laptop');
