@@ -296,7 +296,7 @@ export function channelStatus(ctx: AppContext, p: Principal, id: number, recursi
     .sort(
       (a, b) =>
         (a.statusSince ?? Number.MAX_SAFE_INTEGER) - (b.statusSince ?? Number.MAX_SAFE_INTEGER) ||
-        a.kind.localeCompare(b.kind) ||
+        a.kind.localeCompare(b.kind, 'en') ||
         a.id - b.id,
     )
     .map((s) => ({
@@ -325,7 +325,7 @@ export function eventSources(ctx: AppContext, p: Principal, id: number, recursiv
   const v = requireVisible(ctx, p, id);
   const ids = targetChannelIds(ctx, p, v, recursive);
   const sources = visibleSources(ctx, ids, p.userId, ownerLookup(ctx, ids))
-    .sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name) || a.id - b.id)
+    .sort((a, b) => a.kind.localeCompare(b.kind, 'en') || a.name.localeCompare(b.name, 'en') || a.id - b.id)
     .map((s) => ({
       kind: s.kind,
       id: s.id,
