@@ -9,7 +9,16 @@ import { rfc3339OrNull } from '../../lib/clock';
 import { createPrimaryKey } from '../channel-keys/service';
 import { keyIdsOfChannels } from '../channel-keys/store';
 import { writeWithinPlan } from '../plans/caps';
-import { listVisible, requireOwned, requireVisible, targetChannelIds, type VisibleChannel } from './access';
+import { ALERTING_STATUSES, summedHealth, visibleSources } from '../sources/registry';
+import {
+  inScope,
+  listVisible,
+  requireOwned,
+  requireVisible,
+  targetChannelIds,
+  type VisibleChannel,
+  wouldBeInScope,
+} from './access';
 import {
   type DeliveryConfig,
   enabledAdapters,
@@ -58,10 +67,20 @@ export function channelAudience(ctx: AppContext, channelId: number, ownerId: num
   return [ownerId, ...rows.map((r) => r.recipient_id)];
 }
 
-/** A parent must be another of the owner's own channels, not internal, and not below the channel itself. */
-function checkParent(ctx: AppContext, ownerId: number, channelId: number | null, parentId: number): void {
+/**
+ * A parent must be another of the owner's own channels, inside the caller's scope (a restricted API
+ * token), not internal, and not below the channel itself.
+ */
+function checkParent(
+  ctx: AppContext,
+  p: Principal,
+  ownerId: number,
+  channelId: number | null,
+  parentId: number,
+): void {
   const parent = findChannel(ctx.db, parentId);
-  if (!parent || parent.user_id !== ownerId) throw errors.badRequest('parentId: no such channel');
+  if (!parent || parent.user_id !== ownerId || !inScope(p, parent))
+    throw errors.badRequest('parentId: no such channel');
   if (parent.internal === 1) throw errors.systemChannel();
   if (channelId === null) return;
   let cursor: number | null = parentId;
@@ -72,8 +91,12 @@ function checkParent(ctx: AppContext, ownerId: number, channelId: number | null,
 }
 
 export function createChannel(ctx: AppContext, p: Principal, input: ChannelInput & { name: string }) {
+  // A restricted API token creates only what it can then see: a channel carrying one of its tags (a new
+  // id is in no appIds). Otherwise it would hold the primary key of a channel outside its scope.
+  if (!wouldBeInScope(p, null, input.tags ?? []))
+    throw errors.restrictedScope('create a channel without one of its tags');
   if (input.parentId !== undefined && input.parentId !== null)
-    checkParent(ctx, p.userId, null, input.parentId);
+    checkParent(ctx, p, p.userId, null, input.parentId);
   const deliveryConfig =
     input.deliveryConfig === undefined
       ? {}
@@ -103,8 +126,10 @@ export function updateChannelFor(
   input: ChannelInput,
 ): VisibleChannel {
   const row = requireOwned(ctx, p, id, { write: true });
+  if (input.tags !== undefined && !wouldBeInScope(p, id, input.tags))
+    throw errors.restrictedScope('take a channel out of its scope');
   if (input.parentId !== undefined && input.parentId !== null)
-    checkParent(ctx, row.user_id, id, input.parentId);
+    checkParent(ctx, p, row.user_id, id, input.parentId);
   const patch: ChannelPatch = {
     name: input.name,
     description: input.description,
@@ -218,8 +243,8 @@ export async function setImage(
   const ext = type ? IMAGE_TYPES[type.mime] : undefined;
   if (!ext) throw errors.badRequest('file is not a supported image (png, jpeg, gif, webp)');
   const file = `${randomBytes(16).toString('hex')}.${ext}`;
-  mkdirSync(imagesDir(ctx), { recursive: true });
-  const fd = openSync(imagePath(ctx, file), 'w', 0o644);
+  mkdirSync(imagesDir(ctx), { recursive: true, mode: 0o700 });
+  const fd = openSync(imagePath(ctx, file), 'w', 0o600); // the data dir is its owner's only
   try {
     writeSync(fd, data);
     fsyncSync(fd);
@@ -247,29 +272,70 @@ export function deleteImage(ctx: AppContext, p: Principal, id: number): VisibleC
   return { row: findChannel(ctx.db, id)!, owned: true };
 }
 
-/** Heartbeats are not built yet: the summary says `none` and counts 0 (docs/api.md "Status"). */
+/** The channels' owners, for the "owner sees all, a recipient their own" rule of the source lists. */
+function ownerLookup(ctx: AppContext, ids: number[]): (channelId: number) => number | undefined {
+  const owners = new Map<number, number>();
+  for (const id of ids) {
+    const row = findChannel(ctx.db, id);
+    if (row) owners.set(id, row.user_id);
+  }
+  return (channelId) => owners.get(channelId);
+}
+
+/**
+ * `GET /application/{id}/status` (wire-families §1.6): the health fields summed over `channelIds`
+ * (from the families registered in the event-sources registry), the message counts, and `alerting`:
+ * every source the caller sees that is now down, late, firing or has issues, oldest `since` first.
+ */
 export function channelStatus(ctx: AppContext, p: Principal, id: number, recursive: boolean) {
   const v = requireVisible(ctx, p, id);
   const ids = targetChannelIds(ctx, p, v, recursive);
   const stats = channelStats(ctx.db, ids);
+  const alerting = visibleSources(ctx, ids, p.userId, ownerLookup(ctx, ids))
+    .filter((s) => ALERTING_STATUSES.has(s.status))
+    .sort(
+      (a, b) =>
+        (a.statusSince ?? Number.MAX_SAFE_INTEGER) - (b.statusSince ?? Number.MAX_SAFE_INTEGER) ||
+        a.kind.localeCompare(b.kind, 'en') ||
+        a.id - b.id,
+    )
+    .map((s) => ({
+      kind: s.kind,
+      id: s.id,
+      name: s.name,
+      appid: s.appid,
+      status: s.status,
+      since: rfc3339OrNull(s.statusSince),
+    }));
   return {
     appid: id,
-    hbTotal: 0,
-    hbAlerting: 0,
-    hbAlertingInfo: 0,
-    hbPending: 0,
-    hbStatus: 'none' as const,
+    ...summedHealth(ctx, id, ids),
     lastActivity: rfc3339OrNull(stats.last),
     messageCount: stats.count,
     channelIds: ids,
+    alerting,
   };
 }
 
+/**
+ * `GET /application/{id}/event-sources` (§1.6): the sources writing to the channel (or its subtree),
+ * by kind then name; the owner sees every one, a share recipient their own. No tokens, URLs or settings.
+ */
 export function eventSources(ctx: AppContext, p: Principal, id: number, recursive: boolean) {
   const v = requireVisible(ctx, p, id);
-  targetChannelIds(ctx, p, v, recursive);
-  // Monitors, heartbeats, scans, metrics, web scripts, inbox and router rules are not built yet.
-  return { appid: id, sources: [] as unknown[] };
+  const ids = targetChannelIds(ctx, p, v, recursive);
+  const sources = visibleSources(ctx, ids, p.userId, ownerLookup(ctx, ids))
+    .sort((a, b) => a.kind.localeCompare(b.kind, 'en') || a.name.localeCompare(b.name, 'en') || a.id - b.id)
+    .map((s) => ({
+      kind: s.kind,
+      id: s.id,
+      name: s.name,
+      appid: s.appid,
+      status: s.status,
+      paused: s.paused,
+      lastCheckAt: rfc3339OrNull(s.lastCheckAt),
+    }));
+  return { appid: id, sources };
 }
 
 export function testDelivery(ctx: AppContext, p: Principal, id: number, adapter?: string): never {
