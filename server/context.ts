@@ -1,6 +1,7 @@
 import type { Config } from './config';
 import type { Db } from './db/database';
 import type { RequestActivity } from './http/activity';
+import type { DueTimer } from './jobs/due';
 import type { Principal, PrincipalKind } from './http/auth';
 import type { EventBus } from './lib/bus';
 import type { Clock } from './lib/clock';
@@ -43,6 +44,7 @@ export interface AppContext {
   readonly store: StoreHandle;
   readonly db: Db;
   readonly bus: EventBus;
+  readonly due: DueTimer;
   readonly auth: AuthRegistry;
   /** When HTTP requests last came and went (background upkeep waits for quiet moments). */
   readonly activity: RequestActivity;

@@ -16,6 +16,7 @@ import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
 import { guardConnections } from './http/connections';
 import { leanListener } from './http/lean';
+import { DueTimer } from './jobs/due';
 import { coreJobs } from './jobs/index';
 import { RetentionRegistry } from './jobs/retention';
 import { Scheduler } from './jobs/scheduler';
@@ -72,7 +73,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   }
   let listeningPort = config.port;
   const auth: AuthRegistry = { tokens: new Map(), basic: null, sudo: null };
-  const ctx: AppContext = {
+  const ctx = {
     config,
     clock,
     log,
@@ -83,7 +84,8 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     activity,
     secret: loadSecret(config.dataDir),
     publicUrl: () => publicUrlOf(config, listeningPort),
-  };
+  } as Omit<AppContext, 'due'> as AppContext;
+  (ctx as { due: DueTimer }).due = new DueTimer(ctx);
   const features = deps.features ?? FEATURES;
   const retention = new RetentionRegistry();
   for (const f of features) f.init?.(ctx, { retention });

@@ -42,6 +42,7 @@ export class Scheduler {
       started.push(this.runJob(job));
     }
     await Promise.all(started);
+    await this.ctx.due.runDueNow();
   }
 
   /** Runs one job now, whatever its due time (tests, and re-planning after the laptop wakes). */

@@ -19,6 +19,8 @@ export interface BusEvents {
   'messages:deleted': { userId: number; ids?: number[]; channelIds?: number[] };
   'channel:status_changed': { appid: number; userIds: number[] };
   'share:changed': { appid: number; userIds: number[] };
+  'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
+  'source:event': { appid: number; kind: string; data: Record<string, unknown>; at?: number };
 }
 
 /** The wire Message plus what the hub needs to route it. */

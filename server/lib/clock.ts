@@ -19,6 +19,10 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     this.set(this.current + ms);
   }
+  /** STAND-IN: the host sleeps (wall clock only). */
+  sleep(ms: number): void {
+    this.set(this.current + ms);
+  }
   onChange(listener: (now: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
