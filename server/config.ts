@@ -74,6 +74,8 @@ const configSchema = z.object({
         });
       return { addresses };
     }),
+  /** Lower bound of heartbeat periods (and later monitor intervals), in seconds (tests: 1). */
+  minIntervalSec: z.coerce.number().int().min(1).max(31_536_000).default(30),
 });
 
 /** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
@@ -101,6 +103,7 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_BUILD_DATE: 'buildDate',
   BELFRY_LAN: 'lan',
   BELFRY_TRUST_PROXY: 'trustProxy',
+  BELFRY_MIN_INTERVAL_S: 'minIntervalSec',
 };
 
 const FLAGS: Record<string, keyof ConfigInput> = {

@@ -1,8 +1,8 @@
 import type { Config } from './config';
 import type { Db } from './db/database';
 import type { RequestActivity } from './http/activity';
-import type { DueTimer } from './jobs/due';
 import type { Principal, PrincipalKind } from './http/auth';
+import type { DueTimer } from './jobs/due';
 import type { EventBus } from './lib/bus';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/log';

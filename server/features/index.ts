@@ -10,6 +10,7 @@ import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
+import { heartbeatsFeature } from './heartbeats/feature';
 import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -45,6 +46,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'devices', routes: deviceRoutes },
   ...channelFeatures,
   accountsFeature,
+  heartbeatsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
 ];

@@ -82,4 +82,6 @@ export const errors = {
     new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
   // Per-plan caps on configuration objects (issue 21; spec "Errors": 403 plan limit).
   planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
+  // Per-user caps on sources (not plan limits; issue 11).
+  userCap: (n: number, things: string) => new ApiError(403, `limit reached: at most ${n} ${things} per user`),
 } as const;

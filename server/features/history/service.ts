@@ -16,7 +16,13 @@ export interface CheckEntry {
   extra?: Record<string, unknown>;
 }
 export function registerHistoryKind(_ctx: AppContext, _k: HistoryKind): void {}
-export function recordStatus(_ctx: AppContext, _kind: string, _id: number, _status: string, _at: number): void {}
+export function recordStatus(
+  _ctx: AppContext,
+  _kind: string,
+  _id: number,
+  _status: string,
+  _at: number,
+): void {}
 export function recordGap(_ctx: AppContext, _kind: string, _id: number, _from: number, _to: number): void {}
 export function recordCheck(_ctx: AppContext, _kind: string, _id: number, _e: CheckEntry): void {}
 export function forgetSource(_ctx: AppContext, _kind: string, _id: number): void {}
