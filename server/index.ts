@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { type Config, publicUrlOf } from './config';
 import type { AppContext, AuthRegistry } from './context';
 import { lockDataDir } from './db/lock';
 import { migrations } from './db/migrations.generated';
-import { openStore, type Store } from './db/store';
+import { DATA_FILE_MODE, secureDataDir } from './db/permissions';
+import { openStore, type Store, type StoreIo } from './db/store';
 import { FEATURES, type Feature } from './features/index';
 import { MESSAGE_SEARCH_INDEX } from './features/messages/search-index';
 import { ensureFirstAdmin } from './features/users/service';
@@ -30,6 +31,8 @@ export interface ServerDeps {
   features?: readonly Feature[];
   /** Scheduler tick; tests pass a large value and call scheduler.tick() themselves. */
   schedulerTickMs?: number;
+  /** Tests only: the store's file access (inject a full disk). */
+  storeIo?: StoreIo;
 }
 
 export interface BelfryServer {
@@ -53,8 +56,9 @@ export interface BelfryServer {
 export async function createServer(config: Config, deps: ServerDeps = {}): Promise<BelfryServer> {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? createLogger(config.logLevel);
-  mkdirSync(config.dataDir, { recursive: true });
-  const unlock = lockDataDir(config.dataDir);
+  // Owner only (0700/0600), also for a dir an older version left readable: it holds password hashes.
+  secureDataDir(config.dataDir, log);
+  const unlock = await lockDataDir(config.dataDir);
   const activity = new RequestActivity(clock);
   let store: Store;
   try {
@@ -65,6 +69,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       migrations,
       quiet: () => activity.quiet(),
       triggerKeptIndexes: [MESSAGE_SEARCH_INDEX],
+      ...(deps.storeIo ? { io: deps.storeIo } : {}),
       ...(config.snapshotJournalBytes ? { snapshotJournalBytes: config.snapshotJournalBytes } : {}),
     });
   } catch (err) {
@@ -147,8 +152,8 @@ function loadSecret(dataDir: string): Buffer {
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
   const secret = randomBytes(32);
-  writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeFileSync(file, secret.toString('hex'), { mode: DATA_FILE_MODE });
+  chmodSync(file, DATA_FILE_MODE);
   return secret;
 }
 

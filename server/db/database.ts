@@ -100,7 +100,7 @@ export class SqlJsDb implements Db {
   private sink: CommitSink | null = null;
 
   constructor(
-    private readonly raw: SqlJsDatabase,
+    private raw: SqlJsDatabase,
     private readonly setup: (raw: SqlJsDatabase) => void = applyDefaultSetup,
   ) {
     this.setup(raw);
@@ -226,6 +226,18 @@ export class SqlJsDb implements Db {
   close(): void {
     this.clearCache();
     this.raw.close();
+  }
+
+  /**
+   * Takes over `other`'s database (reloaded from disk) and closes this one's; `other` must not be used
+   * afterwards. Not inside a transaction. This object stays the one every family holds.
+   */
+  adopt(other: SqlJsDb): void {
+    if (this.depth > 0 || other.depth > 0) throw new Error('cannot swap a database inside a transaction');
+    this.clearCache();
+    other.clearCache();
+    this.raw.close();
+    this.raw = other.raw;
   }
 
   private outer<T>(fn: () => T): T {

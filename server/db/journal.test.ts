@@ -142,7 +142,28 @@ describe('journal files', () => {
       offset: JOURNAL_HEADER_BYTES + a.length,
       droppedBytes: b.length,
       reason: 'checksum mismatch',
+      intactAfter: null,
     });
+  });
+
+  it('finds the intact records after damage in the middle (not a torn tail)', () => {
+    const a = encodeRecord([['INSERT INTO t VALUES (?)', [1]]]);
+    const b = Buffer.from(encodeRecord([['INSERT INTO t VALUES (?)', ['middle']]]));
+    const c = encodeRecord([['INSERT INTO t VALUES (?)', [3]]]);
+    const d = encodeRecord([['INSERT INTO t VALUES (?)', [4]]]);
+    b[b.length - 3]! ^= 0x01;
+    const scan = scanJournal(fileOf(a, b, c, d));
+    expect(scan.records).toHaveLength(1);
+    expect(scan.damage).toEqual({
+      offset: JOURNAL_HEADER_BYTES + a.length,
+      droppedBytes: b.length + c.length + d.length,
+      reason: 'checksum mismatch',
+      intactAfter: JOURNAL_HEADER_BYTES + a.length + b.length,
+    });
+    // A damaged length field: the frame boundaries are lost, the next record is still found.
+    const e = Buffer.from(b);
+    e.writeUInt32LE(0x7fffffff, 0);
+    expect(scanJournal(fileOf(a, e, c)).damage?.intactAfter).toBe(JOURNAL_HEADER_BYTES + a.length + e.length);
   });
 
   it('treats a zero-filled tail as damage, not as records', () => {
@@ -150,6 +171,7 @@ describe('journal files', () => {
     const scan = scanJournal(fileOf(a, Buffer.alloc(4096)));
     expect(scan.records).toHaveLength(1);
     expect(scan.damage?.droppedBytes).toBe(4096);
+    expect(scan.damage?.intactAfter).toBeNull();
   });
 });
 
@@ -176,6 +198,7 @@ describe('JournalWriter', () => {
             throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
           await real.datasync();
         },
+        truncate: (length) => real.truncate(length),
         close: () => real.close(),
       };
       return file;
@@ -220,6 +243,12 @@ describe('JournalWriter', () => {
     w.append(encodeRecord([['INSERT INTO t VALUES (2)', null]]));
     await expect(w.sync()).rejects.toThrow(/EIO/);
     await w.close();
+    // Closed for a recovery: a commit landing meanwhile is still refused, never taken as durable.
+    w.append(encodeRecord([['INSERT INTO t VALUES (3)', null]]));
+    expect(w.hasUnsynced()).toBe(true);
+    await expect(w.sync()).rejects.toThrow(/EIO/);
+    // The failed batch was cut off: only the header is left.
+    expect((await readFile(join(dir, journalFileName(1)))).length).toBe(JOURNAL_HEADER_BYTES);
   });
 
   it('finishes a generation before starting the next', async () => {

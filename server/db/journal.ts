@@ -341,14 +341,20 @@ export interface ScanResult {
   records: JournalRecord[];
   /** Offset just past the last intact record: the file is truncated here when a tail is damaged. */
   validEnd: number;
-  /** Present when bytes after validEnd could not be read as a record (a torn or damaged tail). */
-  damage: { offset: number; droppedBytes: number; reason: string } | null;
+  /**
+   * Present when bytes after validEnd could not be read as a record. `intactAfter` is the offset of an
+   * intact record found further on (null when there is none): then the damage is not a torn tail but
+   * a hole in the middle of the acknowledged history.
+   */
+  damage: { offset: number; droppedBytes: number; reason: string; intactAfter: number | null } | null;
 }
 
 /**
  * Splits a journal file (header already checked) into framed records. Scanning stops at the first
- * record that is incomplete or fails its checksum: with append-only writes and an fsync before every
- * acknowledgement, that can only be the unacknowledged tail of a crash.
+ * record that is incomplete or fails its checksum. With append-only writes and an fsync before every
+ * acknowledgement, a crash can only leave such damage at the very end (the unacknowledged last batch):
+ * the scan then looks for an intact record anywhere after the damage (findIntactRecord). Finding one
+ * means the damage is in the middle (a flipped byte, a bad sector) and records after it were acknowledged.
  */
 export function scanJournal(bytes: Uint8Array): ScanResult {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -358,7 +364,7 @@ export function scanJournal(bytes: Uint8Array): ScanResult {
   const damaged = (reason: string): ScanResult => ({
     records,
     validEnd: off,
-    damage: { offset: off, droppedBytes: end - off, reason },
+    damage: { offset: off, droppedBytes: end - off, reason, intactAfter: findIntactRecord(bytes, off + 1) },
   });
   while (off < end) {
     if (end - off < RECORD_HEADER_BYTES) return damaged('incomplete record header');
@@ -374,6 +380,30 @@ export function scanJournal(bytes: Uint8Array): ScanResult {
   return { records, validEnd: off, damage: null };
 }
 
+/**
+ * The offset of the first intact record starting at or after `from`, or null. Every byte offset is a
+ * candidate: a frame whose length fits in the file, whose checksum matches its payload and whose payload
+ * decodes. Most offsets fail at once (their length runs past the end, or is 0), so a torn tail costs
+ * little; a chance match needs a 32-bit checksum collision and a payload that decodes.
+ */
+export function findIntactRecord(bytes: Uint8Array, from: number): number | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = bytes.length;
+  for (let p = Math.max(from, JOURNAL_HEADER_BYTES); p + RECORD_HEADER_BYTES < end; p++) {
+    const len = view.getUint32(p, true);
+    if (len < 4 || len > end - p - RECORD_HEADER_BYTES) continue;
+    const payload = bytes.subarray(p + RECORD_HEADER_BYTES, p + RECORD_HEADER_BYTES + len);
+    if (crc32(payload) !== view.getUint32(p + 4, true)) continue;
+    try {
+      decodePayload(payload);
+      return p;
+    } catch {
+      // a checksum collision, not a record
+    }
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // File access (injectable so tests can count fsyncs and inject failures)
 // ---------------------------------------------------------------------------------------------
@@ -382,6 +412,8 @@ export interface JournalFile {
   /** Appends every byte of `data` at the end of the file. */
   write(data: Uint8Array): Promise<void>;
   datasync(): Promise<void>;
+  /** Cuts the file to `length` bytes (a failed batch is taken back) and syncs it. */
+  truncate(length: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -390,7 +422,7 @@ export type OpenJournalFile = (path: string, mode: 'append' | 'create') => Promi
 
 /** Opens a journal file for appending with Node's fs. */
 export const openAppendFile: OpenJournalFile = async (path, mode) => {
-  const fh = await open(path, mode === 'create' ? 'ax' : 'a');
+  const fh = await open(path, mode === 'create' ? 'ax' : 'a', 0o600);
   return {
     async write(data) {
       let done = 0;
@@ -401,6 +433,10 @@ export const openAppendFile: OpenJournalFile = async (path, mode) => {
       }
     },
     datasync: () => fh.datasync(),
+    async truncate(length) {
+      await fh.truncate(length);
+      await fh.datasync();
+    },
     close: () => fh.close(),
   };
 };
@@ -483,6 +519,11 @@ export class JournalWriter {
   private failure: Error | null = null;
   private closed = false;
   private idle: Deferred | null = null;
+  /** Size of the current file up to its last fdatasync'd batch. */
+  private durableEnd = 0;
+  private cutFailed = false;
+  /** The generation of the open file (`generation` moves on as soon as a rotation is queued). */
+  private fileGeneration = 0;
   syncs = 0;
   bytesWritten = 0;
 
@@ -495,10 +536,12 @@ export class JournalWriter {
     this.openFile = opts.openFile ?? openAppendFile;
   }
 
-  /** Opens an existing, already validated and truncated journal file for appending. */
-  static async append(opts: JournalWriterOptions, generation: number): Promise<JournalWriter> {
+  /** Opens an existing, already validated and truncated journal file (`size` bytes) for appending. */
+  static async append(opts: JournalWriterOptions, generation: number, size: number): Promise<JournalWriter> {
     const w = new JournalWriter(opts, generation);
     w.file = await w.openFile(join(opts.dir, journalFileName(generation)), 'append');
+    w.durableEnd = size;
+    w.fileGeneration = generation;
     return w;
   }
 
@@ -506,11 +549,18 @@ export class JournalWriter {
   static async create(opts: JournalWriterOptions, generation: number): Promise<JournalWriter> {
     const w = new JournalWriter(opts, generation);
     w.file = await w.createFile(generation);
+    w.durableEnd = JOURNAL_HEADER_BYTES;
+    w.fileGeneration = generation;
     return w;
   }
 
   get failed(): Error | null {
     return this.failure;
+  }
+
+  /** After a failure whose clean-up could not cut the file back: the file and its durable length. */
+  get uncut(): { file: string; length: number } | null {
+    return this.cutFailed ? { file: journalFileName(this.fileGeneration), length: this.durableEnd } : null;
   }
 
   hasUnsynced(): boolean {
@@ -524,9 +574,12 @@ export class JournalWriter {
    * stay in order, so a crash can only lose a relaxed record together with everything after it.
    */
   append(record: Buffer, relaxed = false): void {
-    if (this.closed) throw new Error('journal is closed');
+    // A failed writer (closed or not) writes nothing more but still counts the record, so that sync()
+    // refuses it: a commit made while the store recovers must be answered 503, never 200.
+    if (this.closed && !this.failure) throw new Error('journal is closed');
     const seq = ++this.appendedSeq;
     if (!relaxed) this.requiredSeq = seq;
+    if (this.failure) return;
     this.queue.push({ kind: 'record', bytes: record, seq });
     this.kick();
   }
@@ -555,7 +608,17 @@ export class JournalWriter {
 
   /** Marks the journal failed from outside (a commit that could not be encoded). */
   poison(err: Error): void {
-    if (!this.failure) this.fail(err);
+    if (this.failure) return;
+    // Nothing of the unencodable commit reached the file: cut back to what is durable, after the batch
+    // being written (if any) settles.
+    this.failure = err;
+    void (async () => {
+      while (this.running) {
+        this.idle ??= deferred();
+        await this.idle.promise;
+      }
+      await this.fail(err);
+    })();
   }
 
   /** Waits for the queue to drain (or fail), then closes the file. Idempotent. */
@@ -607,11 +670,12 @@ export class JournalWriter {
         this.bytesWritten += data.length;
         await file.datasync();
         this.syncs++;
+        this.durableEnd += data.length;
         this.durableSeq = last;
         this.settle();
       }
     } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
+      await this.fail(err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.running = false;
       if (this.queue.length > 0 && !this.failure) this.kick();
@@ -633,16 +697,32 @@ export class JournalWriter {
     this.waiters = keep;
   }
 
-  private fail(err: Error): void {
+  /**
+   * Stops the writer for good: every waiter is refused, and the part of the failed batch that reached
+   * the file is cut off, so nothing a client was refused can be replayed later (and no damage is left
+   * in the middle of the file for the next batch to follow).
+   */
+  private async fail(err: Error): Promise<void> {
     this.failure = err;
-    this.opts.log.error('journal write failed; the store is unhealthy and new writes are not durable', {
-      file: journalFileName(this.generation),
+    this.opts.log.error('journal write failed; the store is unhealthy and refuses writes', {
+      file: journalFileName(this.fileGeneration),
       error: err,
     });
     for (const w of this.waiters) w.reject(err);
     this.waiters = [];
     for (const item of this.queue) if (item.kind === 'rotate') item.done.reject(err);
     this.opts.onFailure?.(err);
+    if (this.file) {
+      try {
+        await this.file.truncate(this.durableEnd);
+      } catch (cut) {
+        this.cutFailed = true;
+        this.opts.log.error('could not cut the failed batch off the journal', {
+          file: journalFileName(this.fileGeneration),
+          error: cut,
+        });
+      }
+    }
   }
 
   private async switchTo(generation: number): Promise<void> {
@@ -650,6 +730,8 @@ export class JournalWriter {
     this.file = null;
     await old?.close();
     this.file = await this.createFile(generation);
+    this.durableEnd = JOURNAL_HEADER_BYTES;
+    this.fileGeneration = generation;
   }
 
   private async createFile(generation: number): Promise<JournalFile> {

@@ -46,6 +46,8 @@ export interface LoadedSnapshot {
   raw: SqlJsDatabase;
   /** The first journal generation not contained in the snapshot. */
   generation: number;
+  /** Size of the file. */
+  bytes: number;
 }
 
 function corrupt(path: string, detail: string): CorruptDatabaseError {
@@ -74,7 +76,11 @@ export async function loadSnapshot(dir: string): Promise<LoadedSnapshot | null> 
     raw = new SQL.Database(bytes);
     raw.exec('SELECT count(*) FROM sqlite_master');
     const version = raw.exec('PRAGMA user_version')[0]?.values[0]?.[0];
-    return { raw, generation: typeof version === 'number' && version > 0 ? version : 1 };
+    return {
+      raw,
+      generation: typeof version === 'number' && version > 0 ? version : 1,
+      bytes: bytes.length,
+    };
   } catch (err) {
     raw?.close();
     throw corrupt(path, err instanceof Error ? err.message : String(err));
@@ -89,9 +95,9 @@ export async function emptyDatabase(): Promise<SqlJsDatabase> {
 
 export type WriteFileHook = (path: string, bytes: Uint8Array) => Promise<void>;
 
-/** Writes a whole file and fsyncs it. */
+/** Writes a whole file (readable by its owner only) and fsyncs it. */
 export const writeFileDurably: WriteFileHook = async (path, bytes) => {
-  const fh = await open(path, 'w');
+  const fh = await open(path, 'w', 0o600);
   try {
     await fh.writeFile(bytes);
     await fh.sync();

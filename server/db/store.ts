@@ -42,6 +42,11 @@ import {
 export { CorruptDatabaseError } from './snapshot';
 
 export const SNAPSHOT_JOURNAL_BYTES = 4 * 1024 * 1024;
+/**
+ * The snapshot threshold is at least this fraction of the database image: with a small configured
+ * threshold and a big database, snapshots (each a full image) would otherwise follow one another.
+ */
+export const SNAPSHOT_IMAGE_FRACTION = 0.25;
 /** With a `quiet` hook, a snapshot waits at most this long for a quiet moment once it is due. */
 export const SNAPSHOT_QUIET_WAIT_MS = 30_000;
 const SNAPSHOT_QUIET_POLL_MS = 100;
@@ -60,7 +65,8 @@ export interface StoreOptions {
    * messages): next to a 1M-message FTS index a crash then costs at most ~1 s of replay at start-up
    * (with triggerKeptIndexes; ~4 s without), and a snapshot, which blocks the event loop ~0.6–1 s at
    * that size, comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
-   * on and waits for a quiet moment; at the full threshold it no longer waits.
+   * on and waits for a quiet moment; at the full threshold it no longer waits. The threshold in effect
+   * is never below SNAPSHOT_IMAGE_FRACTION of the last snapshot's size (snapshotThreshold).
    */
   snapshotJournalBytes?: number;
   /**
@@ -103,6 +109,11 @@ export interface Store {
   sync(): Promise<void>;
   hasUnsynced(): boolean;
   snapshot(): Promise<void>;
+  /**
+   * After a journal failure (disk full): tries the journal again and, when it works, reloads the
+   * database from disk so that nothing refused stays in memory. True when the store is healthy.
+   */
+  recover(): Promise<boolean>;
   maybeSnapshot(): Promise<boolean>;
   healthy(): boolean;
   check(): void;
@@ -133,7 +144,31 @@ export function applyStoreSetup(raw: SqlJsDatabase): void {
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const dir = resolve(opts.dataDir);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const opened = await openFromDisk(dir, opts);
+  try {
+    const store = new BelfryStore(dir, opened, opts);
+    migrate(opened.db, opts.migrations, opts.clock.now());
+    store.afterOpen();
+    return store;
+  } catch (err) {
+    await opened.writer.close().catch(() => {});
+    opened.db.close();
+    throw err;
+  }
+}
+
+interface Opened {
+  db: SqlJsDb;
+  writer: JournalWriter;
+  recovered: Recovered;
+  hasSnapshot: boolean;
+  /** Size of belfry.db (0 without one). */
+  imageBytes: number;
+}
+
+/** belfry.db + the journals that continue it, and a writer appending to the last one. */
+async function openFromDisk(dir: string, opts: StoreOptions): Promise<Opened> {
   // A leftover of a snapshot interrupted before its rename: the old belfry.db is still valid.
   await rm(join(dir, SNAPSHOT_TEMP_FILE), { force: true });
 
@@ -147,8 +182,6 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     raw.close();
     throw err;
   }
-
-  let writer: JournalWriter | undefined;
   try {
     const recovered = await recoverJournals(dir, db, base, snap !== null, opts);
     const writerOpts = {
@@ -157,16 +190,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       openFile: opts.io?.openJournalFile,
       windowMs: opts.groupCommitWindowMs ?? GROUP_COMMIT_WINDOW_MS,
     };
-    writer =
+    const writer =
       recovered.appendTo !== null
-        ? await JournalWriter.append(writerOpts, recovered.appendTo)
+        ? await JournalWriter.append(writerOpts, recovered.appendTo, recovered.appendSize)
         : await JournalWriter.create(writerOpts, base);
-    const store = new BelfryStore(dir, db, writer, opts, snap !== null, recovered);
-    migrate(db, opts.migrations, opts.clock.now());
-    store.afterOpen();
-    return store;
+    return { db, writer, recovered, hasSnapshot: snap !== null, imageBytes: snap?.bytes ?? 0 };
   } catch (err) {
-    await writer?.close().catch(() => {});
     db.close();
     throw err;
   }
@@ -175,6 +204,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 interface Recovered {
   /** The generation to keep appending to, or null to create `base`'s file. */
   appendTo: number | null;
+  /** Size of appendTo's file. */
+  appendSize: number;
   bytes: number;
   records: number;
 }
@@ -199,6 +230,15 @@ async function recoverJournals(
     log.info('removed a journal already contained in the snapshot', { file: journalFileName(g) });
   }
   const live = generations.filter((g) => g >= base);
+  if (hasSnapshot && live.length === 0) {
+    // A snapshot's journal is durable before the snapshot is (runSnapshot): it was lost or removed.
+    const missing = join(dir, journalFileName(base));
+    throw new CorruptDatabaseError(
+      `${join(dir, SNAPSHOT_FILE)} continues with ${missing}, which is missing: the writes made after ` +
+        'that snapshot are lost. Restore the journal (or the data directory) from a backup; to start ' +
+        `from the snapshot alone and accept that loss, create an empty file ${missing}.`,
+    );
+  }
   for (let i = 0; i < live.length; i++) {
     if (live[i] !== base + i) {
       const missing = journalFileName(base + i);
@@ -217,6 +257,7 @@ async function recoverJournals(
   }
 
   let appendTo: number | null = null;
+  let appendSize = 0;
   let bytes = 0;
   let records = 0;
   let indexing: ReplayIndexing | null | undefined;
@@ -240,7 +281,15 @@ async function recoverJournals(
     }
     const scan = scanJournal(data);
     if (scan.damage) {
-      const { offset, droppedBytes, reason } = scan.damage;
+      const { offset, droppedBytes, reason, intactAfter } = scan.damage;
+      if (intactAfter !== null) {
+        throw new CorruptDatabaseError(
+          `${path} is damaged at offset ${offset} (${reason}), and intact records follow at offset ` +
+            `${intactAfter}: this is not a write cut short by a crash, and starting would lose acknowledged ` +
+            'writes. The file was left untouched. Restore the data directory from a backup, or copy ' +
+            `${path} away and truncate it to ${offset} bytes to start with the data up to the damage.`,
+        );
+      }
       if (!last) {
         throw new CorruptDatabaseError(
           `${path} is damaged at offset ${offset} (${reason}) but later journals exist. ` +
@@ -260,10 +309,11 @@ async function recoverJournals(
     bytes += scan.validEnd - JOURNAL_HEADER_BYTES;
     records += scan.records.length;
     appendTo = g;
+    appendSize = scan.validEnd;
   }
   if (indexing?.deferred) db.transaction(() => indexing.finish());
   if (records > 0) log.info('replayed the journal', { records, bytes, generations: live.length });
-  return { appendTo, bytes, records };
+  return { appendTo, appendSize, bytes, records };
 }
 
 function replayRecords(
@@ -336,30 +386,52 @@ class BelfryStore implements Store {
   private readonly clock: Clock;
   private readonly snapshotJournalBytes: number;
   private readonly snapshotMaxAgeMs: number;
+  readonly db: SqlJsDb;
+  private writer: JournalWriter;
+  private hasSnapshotFile: boolean;
+  /** Size of the last snapshot image: the snapshot threshold scales with it. */
+  private imageBytes: number;
+  private recovering: Promise<boolean> | null = null;
 
   constructor(
     private readonly dir: string,
-    readonly db: SqlJsDb,
-    private readonly writer: JournalWriter,
+    opened: Opened,
     private readonly opts: StoreOptions,
-    private hasSnapshotFile: boolean,
-    recovered: Recovered,
   ) {
     this.log = opts.log;
     this.clock = opts.clock;
+    this.db = opened.db;
+    this.writer = opened.writer;
+    this.hasSnapshotFile = opened.hasSnapshot;
+    this.imageBytes = opened.imageBytes;
     this.snapshotJournalBytes = opts.snapshotJournalBytes ?? SNAPSHOT_JOURNAL_BYTES;
     this.snapshotMaxAgeMs = opts.snapshotMaxAgeMs ?? SNAPSHOT_MAX_AGE_MS;
+    this.generation = 0;
+    this.uncoveredBytes = 0;
+    this.uncoveredRecords = 0;
+    this.oldestUncoveredAt = null;
+    this.forceSnapshotAtBytes = 0;
+    this.adoptRecovered(opened.recovered);
+    this.db.setCommitSink(this.sink);
+  }
+
+  private adoptRecovered(recovered: Recovered): void {
     // A replayed journal is durable already: folding it into a snapshot can wait for a quiet moment
     // instead of stalling the first requests after start-up.
-    this.forceSnapshotAtBytes = Math.max(
-      this.snapshotJournalBytes,
-      recovered.bytes + this.snapshotJournalBytes / 2,
-    );
-    this.generation = writer.generation;
+    const threshold = this.snapshotThreshold();
+    this.forceSnapshotAtBytes = Math.max(threshold, recovered.bytes + threshold / 2);
+    this.generation = this.writer.generation;
     this.uncoveredBytes = recovered.bytes;
     this.uncoveredRecords = recovered.records;
     this.oldestUncoveredAt = recovered.records > 0 ? this.clock.now() : null;
-    db.setCommitSink(this.sink);
+  }
+
+  /**
+   * Journal bytes at which a snapshot is due: the configured threshold, but at least a fraction of
+   * the database image, so that a big database is not exported over and over for small journals.
+   */
+  snapshotThreshold(): number {
+    return Math.max(this.snapshotJournalBytes, Math.ceil(this.imageBytes * SNAPSHOT_IMAGE_FRACTION));
   }
 
   /** A long journal replayed at start-up is worth folding into a snapshot soon. */
@@ -411,11 +483,71 @@ class BelfryStore implements Store {
 
   async maybeSnapshot(): Promise<boolean> {
     if (this.closing) return false;
-    const bySize = this.uncoveredBytes >= this.snapshotJournalBytes;
+    if (this.writer.failed) return this.recover();
+    const bySize = this.uncoveredBytes >= this.snapshotThreshold();
     const byAge =
       this.oldestUncoveredAt !== null && this.clock.now() - this.oldestUncoveredAt >= this.snapshotMaxAgeMs;
     if (!bySize && !byAge) return false;
     await this.snapshot();
+    return true;
+  }
+
+  recover(): Promise<boolean> {
+    if (!this.writer.failed) return Promise.resolve(!this.closing);
+    this.recovering ??= this.tryRecover().finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  /**
+   * The failed writer cut its file back to the last durable batch, so the disk holds exactly what was
+   * acknowledged. Probe the journal with an empty record (append + fdatasync, like any write); once that
+   * works, load the database from disk again and swap it in: writes that were refused (in memory only)
+   * are gone, and appends continue on the disk's journal.
+   */
+  private async tryRecover(): Promise<boolean> {
+    if (this.closing) return false;
+    await this.snapshotChain.catch(() => {});
+    const failed = this.writer;
+    await failed.close().catch(() => {});
+    let opened: Opened;
+    try {
+      const uncut = failed.uncut;
+      // The failed batch must go before anything reads the file: its clients were refused.
+      if (uncut) await truncateDurably(join(this.dir, uncut.file), uncut.length);
+      opened = await openFromDisk(this.dir, this.opts);
+    } catch (err) {
+      this.log.warn('the journal is still unusable; retrying later', { error: err });
+      return false;
+    }
+    try {
+      opened.writer.append(encodeRecord([]));
+      await opened.writer.sync();
+    } catch (err) {
+      await opened.writer.close().catch(() => {});
+      opened.db.close();
+      this.log.warn('the journal is still unusable; retrying later', { error: err });
+      return false;
+    }
+    if (this.closing) {
+      await opened.writer.close().catch(() => {});
+      opened.db.close();
+      return false;
+    }
+    // Synchronous from here: no commit can land between the swap of the image and of the writer.
+    this.db.adopt(opened.db);
+    this.writer = opened.writer;
+    this.imageBytes = opened.imageBytes;
+    this.hasSnapshotFile = opened.hasSnapshot;
+    this.adoptRecovered({
+      ...opened.recovered,
+      bytes: opened.recovered.bytes + opened.writer.bytesWritten,
+    });
+    this.uncoveredRecords++;
+    this.log.info('the journal works again; reloaded the database from disk, the refused writes are gone', {
+      generation: this.generation,
+    });
     return true;
   }
 
@@ -429,7 +561,12 @@ class BelfryStore implements Store {
     if (this.quietTimer) clearTimeout(this.quietTimer);
     await this.snapshotChain.catch(() => {});
     await this.writer.sync().catch(() => {}); // a failure was logged when it happened
-    if (this.uncoveredRecords > 0 || !this.hasSnapshotFile) {
+    if (this.writer.failed) {
+      this.log.error(
+        'no final snapshot: the journal failed, and the database in memory holds writes that were refused; ' +
+          'the next start replays what the journal acknowledged',
+      );
+    } else if (this.uncoveredRecords > 0 || !this.hasSnapshotFile) {
       try {
         await this.runSnapshot();
       } catch (err) {
@@ -470,7 +607,7 @@ class BelfryStore implements Store {
 
   private checkSnapshotDue(): void {
     if (this.uncoveredBytes >= this.forceSnapshotAtBytes) this.scheduleAutoSnapshot(true);
-    else if (this.opts.quiet && this.uncoveredBytes >= this.snapshotJournalBytes / 2)
+    else if (this.opts.quiet && this.uncoveredBytes >= this.snapshotThreshold() / 2)
       this.scheduleAutoSnapshot(false);
   }
 
@@ -505,7 +642,9 @@ class BelfryStore implements Store {
     const started = performance.now();
     this.autoSnapshotScheduled = false;
     this.autoSnapshotForced = false;
-    this.forceSnapshotAtBytes = this.snapshotJournalBytes;
+    // The image in memory holds writes that were refused: it must never reach belfry.db.
+    if (this.writer.failed) throw new Error('the journal failed; no snapshot until it recovers');
+    this.forceSnapshotAtBytes = this.snapshotThreshold();
     const next = this.generation + 1;
 
     // Synchronous on purpose: no transaction can commit between the image and the rotation, so every
@@ -531,6 +670,10 @@ class BelfryStore implements Store {
     const exportMs = performance.now() - started;
 
     try {
+      // Every record before the image is durable and the journal the image continues with exists before
+      // belfry.db names it: a batch that fails now was refused to its clients, and the image (which
+      // holds it) is then dropped; and a missing journal always means damage (recoverJournals).
+      await rotated;
       await writeSnapshot(this.dir, bytes, this.opts.io?.writeSnapshotFile);
     } catch (err) {
       // The old belfry.db and every journal are untouched: nothing is lost, it all stays to replay.
@@ -541,8 +684,8 @@ class BelfryStore implements Store {
       throw err;
     }
     this.hasSnapshotFile = true;
-    // The old generation's file is closed once the rotation is done (Windows cannot delete open files).
-    await rotated.catch(() => {});
+    this.imageBytes = bytes.length;
+    this.forceSnapshotAtBytes = this.snapshotThreshold();
     await this.dropJournalsBelow(next);
     const totalMs = performance.now() - started;
     this.lastSnapshotAt = this.clock.now();

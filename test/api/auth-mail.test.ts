@@ -92,7 +92,7 @@ describe('GET /admin/outbox', () => {
   });
   afterAll(() => t.close());
 
-  test('GET /admin/outbox lists kept mail newest first and logs links when no SMTP is set', async () => {
+  test('GET /admin/outbox lists kept mail newest first and never logs its links when no SMTP is set', async () => {
     const ctx = t.server.ctx;
     await sendMail(ctx, {
       to: 'a@example.com',
@@ -100,11 +100,8 @@ describe('GET /admin/outbox', () => {
       text: 'see https://belfry.test/link?x=1 now',
     });
     await sendMail(ctx, { to: 'b@example.com', subject: 'second', text: 'plain', html: '<p>plain</p>' });
-    expect(
-      t.log.lines.some(
-        (l) => l.includes('mail kept in the outbox') && l.includes('https://belfry.test/link?x=1'),
-      ),
-    ).toBe(true);
+    expect(t.log.lines.some((l) => l.includes('mail kept in the outbox'))).toBe(true);
+    expect(t.log.lines.filter((l) => l.includes('belfry.test/link'))).toEqual([]);
     const dev = await deviceToken(t);
     await sudo(t, dev);
     const res = await t.request('GET', '/admin/outbox', { token: dev.token });

@@ -6,7 +6,7 @@
  * integrity-check. A second test tears the journal of a stopped server.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -321,5 +321,24 @@ describe('crash safety', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     }
+  });
+  it('refuses to start over a journal damaged before acknowledged records, and keeps the file', {
+    timeout: 60_000,
+  }, async () => {
+    const data = join(dir, 'flipped');
+    const server = await startServer(data);
+    for (let n = 0; n < 5; n++) await createDevice(server.url, `flipped-device-${n}`);
+    await kill(server);
+    const journal = (await readdir(data)).filter((f) => f.startsWith('journal-')).sort();
+    const last = join(data, journal[journal.length - 1]!);
+    const bytes = await readFile(last);
+    const at = bytes.indexOf('flipped-device-1');
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 3]! ^= 0x01;
+    await writeFile(last, bytes);
+    await expect(startServer(data)).rejects.toThrow(
+      /belfry: \S+journal-\d+\.log is damaged at offset \d+ \(checksum mismatch\), and intact records follow at offset \d+/,
+    );
+    expect(await readFile(last)).toEqual(bytes);
   });
 });

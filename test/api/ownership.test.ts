@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { apiToken, deviceToken, makeChannel, makeUser, sendMessage, sudo } from '../helpers/factories';
+import {
+  apiToken,
+  deviceToken,
+  makeChannel,
+  makeUser,
+  sendMessage,
+  separateIdRanges,
+  sudo,
+} from '../helpers/factories';
 import { mountedRoutes } from '../helpers/routes';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -32,18 +40,8 @@ it("no route lets a user read, change or delete another user's resources", async
   const bDevice = await deviceToken(t, b, 'b');
   await sudo(t, bDevice, b.password);
 
-  // Every table's next id starts in a range of its own, so one of A's ids names one thing only and
-  // never one of B's (a device id equal to a channel id would blur what a 2xx means).
-  const db = t.server.ctx.db;
-  db.transaction(() => {
-    const tables = db.all<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%' ORDER BY name",
-    );
-    tables.forEach(({ name }, i) => {
-      db.run('DELETE FROM sqlite_sequence WHERE name = ?', [name]);
-      db.run('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)', [name, (i + 1) * 1000]);
-    });
-  });
+  // Every table's next id starts in a range of its own, so one of A's ids names one thing only.
+  separateIdRanges(t);
 
   const a = makeUser(t);
   const aDevice = await deviceToken(t, a, 'zqa phone');

@@ -128,3 +128,20 @@ export async function sendMessage(
   if (res.status !== 200) throw new Error(`sendMessage: POST /message answered ${res.status} ${res.text}`);
   return res.body;
 }
+
+/**
+ * Gives every AUTOINCREMENT table's next ids a range of its own (`base` + 1000 × its rank), so that an id
+ * names one thing only: a device id equal to a channel id would blur what a 2xx means in the sweeps.
+ */
+export function separateIdRanges(t: TestServer, base = 0): void {
+  const db = t.server.ctx.db;
+  db.transaction(() => {
+    const tables = db.all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%' ORDER BY name",
+    );
+    tables.forEach(({ name }, i) => {
+      db.run('DELETE FROM sqlite_sequence WHERE name = ?', [name]);
+      db.run('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)', [name, base + (i + 1) * 1000]);
+    });
+  });
+}

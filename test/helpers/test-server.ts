@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ConfigInput, loadConfig } from '../../server/config';
+import type { StoreIo } from '../../server/db/store';
 import type { Feature } from '../../server/features/index';
 import { FEATURES } from '../../server/features/index';
 import { type BelfryServer, createServer } from '../../server/index';
@@ -47,6 +48,7 @@ export async function startTestServer(
     clock?: ManualClock;
     dataDir?: string;
     extraFeatures?: Feature[];
+    storeIo?: StoreIo;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'belfry-test-'));
@@ -71,6 +73,7 @@ export async function startTestServer(
     log,
     schedulerTickMs: 3_600_000,
     ...(features ? { features } : {}),
+    ...(opts.storeIo ? { storeIo: opts.storeIo } : {}),
   });
   const { url } = await server.start();
   let closed = false;

@@ -4,6 +4,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import type { AppContext } from '../../context';
+import { DATA_DIR_MODE, DATA_FILE_MODE } from '../../db/permissions';
 import { errors } from '../../http/errors';
 import { findUserById, setImage, type UserRow } from '../users/store';
 
@@ -44,8 +45,8 @@ export async function setAvatar(ctx: AppContext, userId: number, data: Buffer | 
   const t = type ? TYPES[type.mime] : undefined;
   if (!t) throw errors.unsupportedMediaType('the file is not a PNG, JPEG, GIF or WebP image');
   const file = `u${userId}-${randomBytes(16).toString('hex')}.${t.ext}`;
-  await mkdir(avatarsDir(ctx), { recursive: true });
-  await writeFile(join(avatarsDir(ctx), file), data, { mode: 0o644 });
+  await mkdir(avatarsDir(ctx), { recursive: true, mode: DATA_DIR_MODE });
+  await writeFile(join(avatarsDir(ctx), file), data, { mode: DATA_FILE_MODE });
   const before = findUserById(ctx.db, userId);
   if (!before) {
     await removeAvatarFile(ctx, file);

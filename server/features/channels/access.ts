@@ -74,9 +74,16 @@ export function isRestricted(p: Principal): boolean {
 
 /** Inside an API token's scope (always true for other principals and unrestricted tokens). */
 export function inScope(p: Principal, row: ChannelRow): boolean {
+  return wouldBeInScope(p, row.id, JSON.parse(row.tags) as string[]);
+}
+
+/**
+ * Whether a channel with this id (null: not created yet) and these tags is inside the token's scope:
+ * its id is in `appIds` or it carries one of `appTags` (a child is not in scope by its parent).
+ */
+export function wouldBeInScope(p: Principal, id: number | null, tags: readonly string[]): boolean {
   if (!isRestricted(p) || !p.scope) return true;
-  if (p.scope.appIds.includes(row.id)) return true;
-  const tags = JSON.parse(row.tags) as string[];
+  if (id !== null && p.scope.appIds.includes(id)) return true;
   return tags.some((t) => p.scope!.appTags.includes(t));
 }
 

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { rfc3339OrNull } from '../../lib/clock';
-import type { VisibleChannel } from './access';
+import { inScope, isRestricted, type VisibleChannel } from './access';
 import { maskDeliveryConfig, openDeliveryConfig } from './delivery-config';
-import type { ChannelRow } from './store';
+import { type ChannelRow, findChannel } from './store';
 
 export const IMAGE_ROUTE = '/image/application';
 
@@ -22,9 +22,28 @@ function seesDeliveryConfig(v: VisibleChannel, viewer: Principal | undefined): b
 }
 
 /**
+ * `parentId` is shown when the caller can see the parent: always to the owner (a scoped API token only
+ * when the parent is in its scope too), to a share recipient only when the parent is shared with them.
+ */
+function parentShown(
+  ctx: AppContext,
+  v: VisibleChannel,
+  viewer: Principal | undefined,
+  visibleIds: ReadonlySet<number> | undefined,
+): boolean {
+  const parentId = v.row.parent_id;
+  if (parentId === null) return false;
+  if (!v.owned) return visibleIds?.has(parentId) ?? false;
+  if (!viewer || !isRestricted(viewer)) return true;
+  if (visibleIds) return visibleIds.has(parentId);
+  const parent = findChannel(ctx.db, parentId);
+  return parent !== undefined && inScope(viewer, parent);
+}
+
+/**
  * The spec's Channel. `token`: the full primary key only when just issued, else its masked hint; on a
  * shared channel the recipient's S token hint (send) or "" (view). `parentId` is absent on a root, and
- * on a shared channel whose parent the caller cannot see. Heartbeats are not built yet: hb* say so.
+ * when the caller cannot see the parent (parentShown). Heartbeats are not built yet: hb* say so.
  */
 export function presentChannel(
   ctx: AppContext,
@@ -33,7 +52,6 @@ export function presentChannel(
 ) {
   const { row, share } = v;
   const token = share ? (share.permission === 'send' ? share.tokenHint : '') : (row.key_hint ?? '');
-  const parentVisible = row.parent_id !== null && (v.owned || (opts.visibleIds?.has(row.parent_id) ?? false));
   return {
     id: row.id,
     token: opts.fullToken ?? token,
@@ -44,7 +62,7 @@ export function presentChannel(
     defaultPriority: row.default_priority,
     lastUsed: rfc3339OrNull(row.last_used),
     sortKey: row.sort_key,
-    ...(parentVisible ? { parentId: row.parent_id } : {}),
+    ...(parentShown(ctx, v, opts.viewer, opts.visibleIds) ? { parentId: row.parent_id } : {}),
     tags: JSON.parse(row.tags) as string[],
     ...(seesDeliveryConfig(v, opts.viewer)
       ? { deliveryConfig: maskDeliveryConfig(openDeliveryConfig(ctx.secret, row.delivery_config)) }

@@ -98,7 +98,7 @@ export function channelRoutes(ctx: AppContext): RouteTable {
   t.get('/application/:id/event-sources', TOK, (req) =>
     eventSources(ctx, principalOf(req), idParam(req), recursiveFlag(req)),
   );
-  t.post('/application/:id/delivery/test', TOK, (req) =>
+  t.post('/application/:id/delivery/test', WRITE, (req) =>
     testDelivery(ctx, principalOf(req), idParam(req), parseBody(req, testBody).adapter),
   );
   t.post(

@@ -9,7 +9,15 @@ import { rfc3339OrNull } from '../../lib/clock';
 import { createPrimaryKey } from '../channel-keys/service';
 import { keyIdsOfChannels } from '../channel-keys/store';
 import { writeWithinPlan } from '../plans/caps';
-import { listVisible, requireOwned, requireVisible, targetChannelIds, type VisibleChannel } from './access';
+import {
+  inScope,
+  listVisible,
+  requireOwned,
+  requireVisible,
+  targetChannelIds,
+  type VisibleChannel,
+  wouldBeInScope,
+} from './access';
 import {
   type DeliveryConfig,
   enabledAdapters,
@@ -58,10 +66,20 @@ export function channelAudience(ctx: AppContext, channelId: number, ownerId: num
   return [ownerId, ...rows.map((r) => r.recipient_id)];
 }
 
-/** A parent must be another of the owner's own channels, not internal, and not below the channel itself. */
-function checkParent(ctx: AppContext, ownerId: number, channelId: number | null, parentId: number): void {
+/**
+ * A parent must be another of the owner's own channels, inside the caller's scope (a restricted API
+ * token), not internal, and not below the channel itself.
+ */
+function checkParent(
+  ctx: AppContext,
+  p: Principal,
+  ownerId: number,
+  channelId: number | null,
+  parentId: number,
+): void {
   const parent = findChannel(ctx.db, parentId);
-  if (!parent || parent.user_id !== ownerId) throw errors.badRequest('parentId: no such channel');
+  if (!parent || parent.user_id !== ownerId || !inScope(p, parent))
+    throw errors.badRequest('parentId: no such channel');
   if (parent.internal === 1) throw errors.systemChannel();
   if (channelId === null) return;
   let cursor: number | null = parentId;
@@ -72,8 +90,12 @@ function checkParent(ctx: AppContext, ownerId: number, channelId: number | null,
 }
 
 export function createChannel(ctx: AppContext, p: Principal, input: ChannelInput & { name: string }) {
+  // A restricted API token creates only what it can then see: a channel carrying one of its tags (a new
+  // id is in no appIds). Otherwise it would hold the primary key of a channel outside its scope.
+  if (!wouldBeInScope(p, null, input.tags ?? []))
+    throw errors.restrictedScope('create a channel without one of its tags');
   if (input.parentId !== undefined && input.parentId !== null)
-    checkParent(ctx, p.userId, null, input.parentId);
+    checkParent(ctx, p, p.userId, null, input.parentId);
   const deliveryConfig =
     input.deliveryConfig === undefined
       ? {}
@@ -103,8 +125,10 @@ export function updateChannelFor(
   input: ChannelInput,
 ): VisibleChannel {
   const row = requireOwned(ctx, p, id, { write: true });
+  if (input.tags !== undefined && !wouldBeInScope(p, id, input.tags))
+    throw errors.restrictedScope('take a channel out of its scope');
   if (input.parentId !== undefined && input.parentId !== null)
-    checkParent(ctx, row.user_id, id, input.parentId);
+    checkParent(ctx, p, row.user_id, id, input.parentId);
   const patch: ChannelPatch = {
     name: input.name,
     description: input.description,
@@ -218,8 +242,8 @@ export async function setImage(
   const ext = type ? IMAGE_TYPES[type.mime] : undefined;
   if (!ext) throw errors.badRequest('file is not a supported image (png, jpeg, gif, webp)');
   const file = `${randomBytes(16).toString('hex')}.${ext}`;
-  mkdirSync(imagesDir(ctx), { recursive: true });
-  const fd = openSync(imagePath(ctx, file), 'w', 0o644);
+  mkdirSync(imagesDir(ctx), { recursive: true, mode: 0o700 });
+  const fd = openSync(imagePath(ctx, file), 'w', 0o600); // the data dir is its owner's only
   try {
     writeSync(fd, data);
     fsyncSync(fd);
