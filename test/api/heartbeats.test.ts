@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSystemChannel } from '../../server/features/channels/service';
 import { ping } from '../../server/features/heartbeats/service';
@@ -308,6 +309,50 @@ describe('the ping endpoint', () => {
       deadlineAt: iso(now + 660 * SEC),
       statusSince: iso(now),
     });
+  });
+
+  it('a ping answers alike on the lean lane (GET, JSON POST) and through express (HEAD, gzip, text, form)', async () => {
+    const c = await channel();
+    const h = await create({ appid: c.id, intervalSec: 600 });
+    const lean = await t.request('POST', pingPath(h.token, '/log'), { json: { note: 'lean' } });
+    const gz = gzipSync(JSON.stringify({ note: 'express' }));
+    const express = await t.request('POST', pingPath(h.token, '/log'), {
+      body: gz,
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    for (const res of [lean, express]) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true, status: 'new' });
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('ping-body-limit')).toBe('10000');
+    }
+    const failLean = await t.request('POST', pingPath(h.token, '/7'), {
+      json: { fail_reason: 'lean reason' },
+    });
+    expect(failLean.body).toEqual({ ok: true, status: 'down' });
+    expect((await hb(h.id)).lastFailReason).toBe('lean reason');
+    const failExpress = await t.request('POST', pingPath(h.token), {
+      body: gzipSync(JSON.stringify({ fail_reason: 'express reason' })),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(failExpress.body).toEqual({ ok: true, status: 'down' });
+    for (const [method, suffix] of [
+      ['GET', '/x/y'],
+      ['POST', '/x/y'],
+      ['HEAD', '/x/y'],
+    ] as const) {
+      const res = await t.request(method, pingPath(h.token, suffix));
+      expect({ method, status: res.status }).toEqual({ method, status: 404 });
+    }
+    for (const res of [
+      await t.request('GET', pingPath(`H${'b'.repeat(22)}`)),
+      await t.request('POST', pingPath(`H${'b'.repeat(22)}`), { form: { a: 'b' } }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.errorDescription).toBe('heartbeat not found');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    }
+    expect((await t.request('GET', pingPath(h.token, '/'))).body).toEqual({ ok: true, status: 'up' });
   });
 
   it('a ping ignores credentials and answers 404 for unknown tokens, other token kinds and other suffixes', async () => {

@@ -106,37 +106,50 @@ function readPingBody(limit: number) {
   };
 }
 
-function failReasonOf(req: Request): string | undefined {
-  const body = req.body as unknown;
+/** What a ping request carries, from either lane (express or lean.ts). */
+interface PingParts {
+  method: string;
+  path: string;
+  action: string | undefined;
+  body: unknown;
+  query: Record<string, unknown>;
+  raw: Buffer | string | undefined;
+}
+
+function failReasonOf(r: PingParts): string | undefined {
   let raw: unknown;
+  const body = r.body;
   if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'fail_reason' in body)
     raw = (body as Record<string, unknown>).fail_reason;
-  if (raw === undefined || raw === '') raw = req.query.fail_reason;
+  if (raw === undefined || raw === '') raw = r.query.fail_reason;
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string') throw errors.badRequest('fail_reason: must be a string');
   return raw.length > HEARTBEAT_FAIL_REASON_CHARS ? raw.slice(0, HEARTBEAT_FAIL_REASON_CHARS) : raw;
 }
 
 /** `/{token}`, `/{token}/start|fail|log|{exitCode}` → what the ping means (§1.3). */
-function pingInputOf(req: PingRequest): PingInput {
-  const action = req.params.action === undefined ? undefined : String(req.params.action);
+function pingInputOf(r: PingParts): PingInput {
+  const action = r.action === '' ? undefined : r.action;
   let kind: PingKind = 'success';
   let exitCode: number | undefined;
   if (action === 'start' || action === 'fail' || action === 'log') kind = action;
   else if (action !== undefined) {
-    if (!/^[+-]?\d{1,12}$/.test(action)) throw errors.routeNotFound(req.method, req.path);
+    if (!/^[+-]?\d{1,12}$/.test(action)) throw errors.routeNotFound(r.method, r.path);
     exitCode = Number(action);
     if (exitCode < 0 || exitCode > 255) throw errors.badRequest('exit status must be 0-255');
   }
   const input: PingInput = { kind };
   if (exitCode !== undefined) input.exitCode = exitCode;
-  const reason = failReasonOf(req);
+  const reason = failReasonOf(r);
   if (reason !== undefined) input.reason = reason;
-  const bytes = req.rawBody ?? req.pingBody;
-  if (bytes !== undefined && bytes.length > 0)
+  if (r.raw !== undefined && r.raw.length > 0) {
+    const bytes = typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw;
     input.body = bytes.subarray(0, HEARTBEAT_PING_BODY_BYTES).toString('utf8');
+  }
   return input;
 }
+
+const PING_PREFIX = '/heartbeat/ping/';
 
 export function heartbeatRoutes(ctx: AppContext): RouteTable {
   const t = new RouteTable(ctx, 'heartbeats');
@@ -145,9 +158,40 @@ export function heartbeatRoutes(ctx: AppContext): RouteTable {
   const handlePing = (req: Request, res: Response) => {
     openCors(res);
     const r = req as PingRequest;
-    const input = pingInputOf(r);
+    const action = req.params.action === undefined ? undefined : String(req.params.action);
+    const input = pingInputOf({
+      method: req.method,
+      path: req.path,
+      action,
+      body: req.body,
+      query: req.query as Record<string, unknown>,
+      raw: r.rawBody ?? r.pingBody,
+    });
     return ping(ctx, String(req.params.token), input);
   };
+  // The common shapes (GET, POST with a JSON body) skip express (lean.ts): a ping is a small write that
+  // should cost no more than a message. HEAD, forms and other bodies take the express routes below.
+  t.leanPrefix(
+    PING_PREFIX,
+    (req) => {
+      const [token = '', action, ...more] = req.path.slice(PING_PREFIX.length).split('/');
+      if (token === '' || more.length > 1 || (more.length === 1 && more[0] !== ''))
+        throw errors.routeNotFound(req.method ?? 'GET', req.path);
+      const input = pingInputOf({
+        method: req.method ?? 'GET',
+        path: req.path,
+        action,
+        body: req.body,
+        query: req.query as Record<string, unknown>,
+        raw: req.rawBody,
+      });
+      return ping(ctx, token, input);
+    },
+    {
+      'Access-Control-Allow-Origin': '*',
+      'Ping-Body-Limit': String(HEARTBEAT_PING_BODY_BYTES),
+    },
+  );
   const bodyReader = readPingBody(ctx.config.bodyLimitBytes);
   for (const path of ['/heartbeat/ping/:token', '/heartbeat/ping/:token/:action']) {
     t.get(path, null, handlePing, bodyReader);

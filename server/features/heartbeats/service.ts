@@ -37,8 +37,12 @@ export const KIND = 'heartbeat';
 const RECOVERY_PRIORITY = 2;
 /** A success after a `/start` reports its duration when the start is at most this old (§1.1). */
 const MAX_RUN_MS = 72 * 3_600_000;
-/** Due rows handled per transaction; the loop yields to the event loop between batches. */
-const DUE_BATCH = 200;
+/**
+ * Due rows read per query, and the CPU time one transaction of them may take: the loop yields to the
+ * event loop between slices, so 10,000 deadlines in a minute never stall requests for long.
+ */
+const DUE_BATCH = 100;
+const DUE_SLICE_MS = 8;
 
 export type PingKind = 'success' | 'start' | 'fail' | 'log';
 export type HeartbeatEvent = 'down' | 'fail' | 'recovery' | 'test-alert' | 'test-recovery';
@@ -504,9 +508,9 @@ export function ping(ctx: AppContext, token: string, input: PingInput): PingAnsw
   const now = ctx.clock.now();
   rateLimit(ctx, row.id, now);
   const effects: Effects = { events: [], channels: new Set() };
-  const answer = ctx.db.transaction(() => applyPing(ctx, row, input, now, effects));
+  const { answer, dueAt } = ctx.db.transaction(() => applyPing(ctx, row, input, now, effects));
   finish(ctx, effects);
-  poked(ctx, row.id);
+  if (dueAt !== null) ctx.due.poke(dueAt);
   return answer;
 }
 
@@ -516,7 +520,7 @@ function applyPing(
   input: PingInput,
   now: number,
   effects: Effects,
-): PingAnswer {
+): { answer: PingAnswer; dueAt: number | null } {
   const failure =
     input.kind === 'fail' ||
     (input.kind === 'success' &&
@@ -546,7 +550,7 @@ function applyPing(
   if (row.status === 'paused' && row.manual_resume === 1) {
     entry('paused', true);
     frame('paused', 'ignored');
-    return { ok: true, status: 'paused', ignored: true };
+    return { answer: { ok: true, status: 'paused', ignored: true }, dueAt: null };
   }
   const s = stateOf(row);
   s.last_ping_at = now;
@@ -555,7 +559,7 @@ function applyPing(
     commitState(ctx, row, s, effects);
     entry(s.status, true);
     frame(s.status, input.kind);
-    return { ok: true, status: s.status };
+    return { answer: { ok: true, status: s.status }, dueAt: s.due_at };
   }
   if (failure) {
     const reason =
@@ -580,7 +584,7 @@ function applyPing(
       });
       effects.events.push(alertFrame(row, 'fail', 'down', messageId, now));
     }
-    return { ok: true, status: 'down' };
+    return { answer: { ok: true, status: 'down' }, dueAt: null };
   }
   // Success.
   if (s.started_at !== null) {
@@ -601,7 +605,7 @@ function applyPing(
     });
     effects.events.push(alertFrame(row, 'recovery', 'up', messageId, now));
   }
-  return { ok: true, status: 'up' };
+  return { answer: { ok: true, status: 'up' }, dueAt: s.due_at };
 }
 
 // ---------------------------------------------------------------- tests (§1.5)
@@ -644,11 +648,17 @@ export async function runDueHeartbeats(ctx: AppContext, now: number): Promise<vo
     const rows = dueHeartbeats(ctx.db, now, DUE_BATCH);
     if (rows.length === 0) return;
     const effects: Effects = { events: [], channels: new Set() };
+    const started = performance.now();
+    let done = 0;
     ctx.db.transaction(() => {
-      for (const row of rows) applyDue(ctx, row, now, effects);
+      for (const row of rows) {
+        applyDue(ctx, row, now, effects);
+        done++;
+        if (performance.now() - started >= DUE_SLICE_MS) break;
+      }
     });
     finish(ctx, effects);
-    if (rows.length < DUE_BATCH) return;
+    if (rows.length < DUE_BATCH && done === rows.length) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
