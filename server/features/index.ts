@@ -11,6 +11,7 @@ import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
+import { historyFeature } from './history/feature';
 import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -46,6 +47,7 @@ export const FEATURES: readonly Feature[] = [
   { name: 'devices', routes: deviceRoutes },
   ...channelFeatures,
   accountsFeature,
+  historyFeature,
   heartbeatsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },

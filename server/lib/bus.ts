@@ -20,6 +20,11 @@ export interface BusEvents {
   'channel:status_changed': { appid: number; userIds: number[] };
   'share:changed': { appid: number; userIds: number[] };
   'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
+  /**
+   * Something happened to a source writing to `appid` (heartbeat:ping, heartbeat:alert,
+   * monitor:status_changed, question:updated ...): a service frame `{kind, appid, at, data}` for the
+   * `/ws?events=1` sockets of that channel's audience (wire-families §1.7). `at` defaults to now.
+   */
   'source:event': { appid: number; kind: string; data: Record<string, unknown>; at?: number };
 }
 

@@ -23,6 +23,14 @@ export function messageFrame(m: BusMessage, shape: FrameShape): Buffer {
   return Buffer.from(JSON.stringify(out));
 }
 
+/**
+ * A service frame (wire-families §1.7), only for `/ws?events=1` sockets: `{kind, appid, at, data}`,
+ * no top-level `id`, so a client tells it from a Message by `kind`.
+ */
+export function serviceFrame(kind: string, appid: number, at: string, data: Record<string, unknown>): Buffer {
+  return Buffer.from(JSON.stringify({ kind, appid, at, data }));
+}
+
 /** One named SSE event. Only named events are sent (spec "Events"): no bare `data:` frames. */
 export function sseEvent(event: string, data: unknown): Buffer {
   return Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

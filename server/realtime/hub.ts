@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { WebSocket } from 'ws';
 import type { AppContext, RequestMeta } from '../context';
+import { channelHealth } from '../features/sources/registry';
 import { type Principal, resolveToken } from '../http/auth';
 import { ApiError, errors } from '../http/errors';
 import type { BusMessage } from '../lib/bus';
+import { isManualClock, rfc3339 } from '../lib/clock';
 import {
   LIVE_CONNECTIONS_PER_TOKEN,
   LIVE_CONNECTIONS_PER_USER,
@@ -14,7 +16,7 @@ import {
   WS_PING_INTERVAL_MS,
 } from '../lib/limits';
 import { type Audience, sqlAudience } from './audience';
-import { type FrameShape, messageFrame, SSE_KEEPALIVE_FRAME, sseEvent } from './frames';
+import { type FrameShape, messageFrame, SSE_KEEPALIVE_FRAME, serviceFrame, sseEvent } from './frames';
 
 /** WebSocket close codes Belfry sends (docs/api.md, "Live streams"). */
 export const CLOSE = {
@@ -36,6 +38,8 @@ export interface LiveAuth {
 export interface LiveSocket extends LiveAuth {
   readonly ws: WebSocket;
   readonly shape: FrameShape;
+  /** Opened as `/ws?events=1`: also receives service frames (wire-families §1.7). */
+  readonly events: boolean;
   /** Answered the last ping (or sent anything) since the previous round. */
   alive: boolean;
   closing: boolean;
@@ -44,6 +48,9 @@ export interface LiveSocket extends LiveAuth {
 
 export interface LiveStream extends LiveAuth {
   readonly res: ServerResponse;
+  /** When this stream last got `channel:status_changed` per channel, and which ones wait for their second. */
+  readonly statusSentAt: Map<number, number>;
+  readonly statusPending: Set<number>;
 }
 
 /** What every live entry carries from its authentication, copied field by field in one order. */
@@ -73,6 +80,7 @@ class SocketEntry extends LiveEntry implements LiveSocket {
     auth: LiveAuth,
     readonly ws: WebSocket,
     readonly shape: FrameShape,
+    readonly events: boolean,
   ) {
     super(auth);
   }
@@ -80,6 +88,8 @@ class SocketEntry extends LiveEntry implements LiveSocket {
 
 /** An SSE stream's entry: a class for the same reason as SocketEntry. */
 class StreamEntry extends LiveEntry implements LiveStream {
+  readonly statusSentAt = new Map<number, number>();
+  readonly statusPending = new Set<number>();
   constructor(
     auth: LiveAuth,
     readonly res: ServerResponse,
@@ -99,6 +109,9 @@ export interface HubOptions {
   maxPerUser: number;
   audience?: Audience;
 }
+
+/** SSE `channel:status_changed` goes out at most once per channel per second per stream (§1.7). */
+export const STATUS_SIGNAL_COALESCE_MS = 1_000;
 
 /** Retry-After of a 429 for a live connection over its cap. */
 const LIVE_RETRY_AFTER_SEC = 10;
@@ -133,6 +146,12 @@ export class LiveHub {
   /** Deliveries waiting for the journal fsync that covers their message, in commit order. */
   private deliveryChain: Promise<void> = Promise.resolve();
   private waiting = 0;
+  /** Open sockets with the events flag: service frames cost nothing while there are none. */
+  private eventSockets = 0;
+  /** Streams holding a coalesced `channel:status_changed`, and what delivers it when its second is up. */
+  private readonly pendingStreams = new Set<LiveStream>();
+  private coalesceTimer: NodeJS.Timeout | null = null;
+  private coalesceAt = Number.POSITIVE_INFINITY;
   stopping = false;
   readonly counters = { delivered: 0, slowConsumers: 0, deadPeers: 0, revoked: 0 };
 
@@ -147,6 +166,10 @@ export class LiveHub {
   /** Subscribes to the bus. Runs in the feature's init, before any request. */
   subscribe(): void {
     const bus = this.ctx.bus;
+    // A ManualClock moves only when a test says so: coalesced signals then go out on its change,
+    // without any real timer (the system clock is served by a real timer, see armCoalesce).
+    if (isManualClock(this.ctx.clock))
+      this.unsubscribe.push(this.ctx.clock.onChange(() => this.flushCoalesced()));
     this.unsubscribe.push(
       bus.on('message:created', ({ message, ownerId }) => this.publishMessage(message, ownerId)),
       bus.on('device:invalidated', ({ userId, deviceId }) =>
@@ -156,9 +179,11 @@ export class LiveHub {
         this.closeDevices(userId, (id) => id !== keepDeviceId),
       ),
       bus.on('token:invalidated', ({ kind, tokenId }) => this.closeToken(kind, tokenId)),
-      bus.on('channel:status_changed', ({ appid, userIds }) =>
-        this.signal('channel:status_changed', appid, userIds),
-      ),
+      bus.on('channel:status_changed', ({ appid, userIds }) => {
+        this.signal('channel:status_changed', appid, userIds);
+        this.publishChannelStatus(appid, userIds);
+      }),
+      bus.on('source:event', ({ appid, kind, data, at }) => this.publishService(kind, appid, data, at)),
       bus.on('share:changed', ({ appid, userIds }) => this.signal('share:changed', appid, userIds)),
     );
   }
@@ -222,8 +247,9 @@ export class LiveHub {
     return n;
   }
 
-  addSocket(ws: WebSocket, auth: LiveAuth, shape: FrameShape): LiveSocket {
-    const s: LiveSocket = new SocketEntry(auth, ws, shape);
+  addSocket(ws: WebSocket, auth: LiveAuth, shape: FrameShape, events = false): LiveSocket {
+    const s: LiveSocket = new SocketEntry(auth, ws, shape, events);
+    if (events) this.eventSockets++;
     const index = this.indexOf(s.principal);
     const key = index === this.deviceSockets ? s.principal.userId : s.principal.channelId!;
     const set = index.get(key) ?? new Set<LiveSocket>();
@@ -239,6 +265,7 @@ export class LiveHub {
     ws.on('error', (err) => this.ctx.log.debug('websocket error', { err: err.message }));
     ws.on('close', () => {
       if (s.killTimer) clearTimeout(s.killTimer);
+      if (events) this.eventSockets--;
       const current = index.get(key);
       if (current?.delete(s) && current.size === 0) index.delete(key);
     });
@@ -257,6 +284,7 @@ export class LiveHub {
     this.streams.set(userId, set);
     set.add(st);
     res.on('close', () => {
+      this.pendingStreams.delete(st);
       const current = this.streams.get(userId);
       if (current?.delete(st) && current.size === 0) this.streams.delete(userId);
     });
@@ -289,9 +317,17 @@ export class LiveHub {
    * message that a crash could take back (the HTTP response waits for the same fsync). Order is kept.
    */
   publishMessage(message: BusMessage, ownerId: number): void {
+    this.afterDurable(() => this.deliverMessage(message, ownerId), message.id);
+  }
+
+  /**
+   * Runs `deliver` once everything committed so far is durable, in commit order with the messages
+   * (a `heartbeat:alert` frame never overtakes the message it names).
+   */
+  private afterDurable(deliver: () => void, messageId?: number): void {
     if (this.stopping) return;
     if (this.waiting === 0 && !this.ctx.store.hasUnsynced()) {
-      this.deliverMessage(message, ownerId);
+      deliver();
       return;
     }
     // sync() now covers this message's commit and nothing later, so a busy journal cannot delay it
@@ -301,10 +337,10 @@ export class LiveHub {
     this.deliveryChain = Promise.all([this.deliveryChain, durable])
       .then(
         () => {
-          if (!this.stopping) this.deliverMessage(message, ownerId);
+          if (!this.stopping) deliver();
         },
         (err: unknown) =>
-          this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: message.id }),
+          this.ctx.log.error('message not pushed: the journal fsync failed', { err, id: messageId }),
       )
       .finally(() => {
         this.waiting--;
@@ -337,6 +373,55 @@ export class LiveHub {
     }
     for (const s of this.keySockets.get(m.appid) ?? []) if (this.send(s, frameFor(s))) sent++;
     this.counters.delivered += sent;
+    return sent;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Service frames (/ws?events=1 only)
+
+  /** A `source:event`: to the flagged sockets in the audience of a message of `appid`. */
+  publishService(kind: string, appid: number, data: Record<string, unknown>, at?: number): void {
+    if (this.eventSockets === 0) return;
+    const owner = this.ctx.db.first<{ user_id: number }>('SELECT user_id FROM channels WHERE id = ?', [
+      appid,
+    ]);
+    if (!owner) return;
+    const when = rfc3339(at ?? this.ctx.clock.now());
+    this.afterDurable(() =>
+      this.deliverService(appid, this.audience.recipients(appid, owner.user_id), () =>
+        serviceFrame(kind, appid, when, data),
+      ),
+    );
+  }
+
+  /** The WebSocket side of `channel:status_changed`: the channel's health fields as a service frame. */
+  private publishChannelStatus(appid: number, userIds: readonly number[]): void {
+    if (this.eventSockets === 0) return;
+    const at = rfc3339(this.ctx.clock.now());
+    const health = channelHealth(this.ctx, [appid]).get(appid) ?? {};
+    this.afterDurable(() =>
+      this.deliverService(appid, userIds, () => serviceFrame('channel:status_changed', appid, at, health)),
+    );
+  }
+
+  /** Sends one service frame (built at most once) to the flagged sockets of these users and of the channel's keys. */
+  deliverService(appid: number, userIds: readonly number[], build: () => Buffer): number {
+    let frame: Buffer | undefined;
+    let sent = 0;
+    let muted: ReadonlySet<number> | undefined;
+    for (const userId of new Set(userIds))
+      for (const s of this.deviceSockets.get(userId) ?? []) {
+        if (!s.events) continue;
+        muted ??= this.audience.mutedDevices(appid);
+        if (muted.has(s.principal.deviceId!)) continue;
+        frame ??= build();
+        if (this.send(s, frame)) sent++;
+      }
+    for (const s of this.keySockets.get(appid) ?? [])
+      if (s.events) {
+        frame ??= build();
+        if (this.send(s, frame)) sent++;
+      }
     return sent;
   }
 
@@ -374,8 +459,62 @@ export class LiveHub {
 
   signal(event: 'channel:status_changed' | 'share:changed', appid: number, userIds: readonly number[]): void {
     const frame = sseEvent(event, { appid });
+    const now = this.ctx.clock.now();
     for (const userId of new Set(userIds))
-      for (const st of this.streams.get(userId) ?? []) this.writeStream(st, frame);
+      for (const st of this.streams.get(userId) ?? []) {
+        if (event === 'share:changed') {
+          this.writeStream(st, frame);
+          continue;
+        }
+        // Coalesced: the first goes out at once, the rest of that second becomes one, sent when it is up.
+        const last = st.statusSentAt.get(appid);
+        if (last === undefined || now - last >= STATUS_SIGNAL_COALESCE_MS || now < last) {
+          st.statusSentAt.set(appid, now);
+          st.statusPending.delete(appid);
+          this.writeStream(st, frame);
+        } else {
+          st.statusPending.add(appid);
+          this.pendingStreams.add(st);
+          this.armCoalesce(last + STATUS_SIGNAL_COALESCE_MS);
+        }
+      }
+  }
+
+  /** Sends every coalesced `channel:status_changed` whose second is up; re-arms for the rest. */
+  flushCoalesced(): void {
+    if (this.pendingStreams.size === 0) return;
+    const now = this.ctx.clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const st of this.pendingStreams) {
+      for (const appid of st.statusPending) {
+        const last = st.statusSentAt.get(appid) ?? now - STATUS_SIGNAL_COALESCE_MS;
+        const due = last + STATUS_SIGNAL_COALESCE_MS;
+        if (now >= due || now < last) {
+          st.statusPending.delete(appid);
+          st.statusSentAt.set(appid, now);
+          this.writeStream(st, sseEvent('channel:status_changed', { appid }));
+        } else next = Math.min(next, due);
+      }
+      if (st.statusPending.size === 0) this.pendingStreams.delete(st);
+    }
+    this.coalesceAt = Number.POSITIVE_INFINITY;
+    if (next !== Number.POSITIVE_INFINITY) this.armCoalesce(next);
+  }
+
+  /** A real timer for the system clock; a ManualClock flushes on its change instead (subscribe). */
+  private armCoalesce(at: number): void {
+    if (this.stopping || isManualClock(this.ctx.clock) || at >= this.coalesceAt) return;
+    if (this.coalesceTimer) clearTimeout(this.coalesceTimer);
+    this.coalesceAt = at;
+    this.coalesceTimer = setTimeout(
+      () => {
+        this.coalesceTimer = null;
+        this.coalesceAt = Number.POSITIVE_INFINITY;
+        this.flushCoalesced();
+      },
+      Math.max(0, at - this.ctx.clock.now()),
+    );
+    this.coalesceTimer.unref();
   }
 
   writeStream(st: LiveStream, chunk: Buffer): void {
@@ -472,13 +611,24 @@ export class LiveHub {
 
   /** The spec's keepalive comment on every SSE stream. */
   keepaliveRound(): void {
-    for (const set of this.streams.values()) for (const st of set) this.writeStream(st, SSE_KEEPALIVE_FRAME);
+    const now = this.ctx.clock.now();
+    for (const set of this.streams.values())
+      for (const st of set) {
+        this.writeStream(st, SSE_KEEPALIVE_FRAME);
+        // Forget channels whose second is long over (a stream open for weeks sees many channels).
+        for (const [appid, at] of st.statusSentAt)
+          if (now - at >= STATUS_SIGNAL_COALESCE_MS && !st.statusPending.has(appid))
+            st.statusSentAt.delete(appid);
+      }
   }
 
   /** Feature stop: after jobs, before the store. Closes every socket (1001) and ends every stream. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.stopTimers();
+    if (this.coalesceTimer) clearTimeout(this.coalesceTimer);
+    this.coalesceTimer = null;
+    this.pendingStreams.clear();
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
     const closed: Promise<void>[] = [];

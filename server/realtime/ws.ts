@@ -69,7 +69,10 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
       }
       // After the 101 an HTTP error can no longer be sent: a failure here only closes this socket.
       try {
-        hub.addSocket(ws, auth, url.pathname === '/stream' ? 'legacy' : 'belfry');
+        const legacy = url.pathname === '/stream';
+        // Service frames only on /ws opened with exactly events=1 (never on the /stream upgrade).
+        const events = !legacy && url.searchParams.get('events') === '1';
+        hub.addSocket(ws, auth, legacy ? 'legacy' : 'belfry', events);
       } catch (err) {
         ctx.log.error('could not register a websocket', { err });
         ws.terminate();

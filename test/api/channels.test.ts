@@ -406,6 +406,7 @@ describe('status and event sources', () => {
       lastActivity: null,
       messageCount: 0,
       channelIds: [parent.id],
+      alerting: [],
     });
     t.clock.advance(1000);
     await sendMessage(t, child.token);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { rfc3339OrNull } from '../../lib/clock';
+import { type ChannelHealth, channelHealth } from '../sources/registry';
 import { inScope, isRestricted, type VisibleChannel } from './access';
 import { maskDeliveryConfig, openDeliveryConfig } from './delivery-config';
 import { type ChannelRow, findChannel } from './store';
@@ -43,12 +44,19 @@ function parentShown(
 /**
  * The spec's Channel. `token`: the full primary key only when just issued, else its masked hint; on a
  * shared channel the recipient's S token hint (send) or "" (view). `parentId` is absent on a root, and
- * when the caller cannot see the parent (parentShown). Heartbeats are not built yet: hb* say so.
+ * when the caller cannot see the parent (parentShown). The health fields (hbTotal .. hbStatus, and
+ * whatever other families contribute) come from the channel health providers of the event-sources
+ * registry: a list passes `health` from one `channelHealth()` call for all its channels.
  */
 export function presentChannel(
   ctx: AppContext,
   v: VisibleChannel,
-  opts: { fullToken?: string; visibleIds?: ReadonlySet<number>; viewer?: Principal } = {},
+  opts: {
+    fullToken?: string;
+    visibleIds?: ReadonlySet<number>;
+    viewer?: Principal;
+    health?: ReadonlyMap<number, ChannelHealth>;
+  } = {},
 ) {
   const { row, share } = v;
   const token = share ? (share.permission === 'send' ? share.tokenHint : '') : (row.key_hint ?? '');
@@ -68,10 +76,6 @@ export function presentChannel(
       ? { deliveryConfig: maskDeliveryConfig(openDeliveryConfig(ctx.secret, row.delivery_config)) }
       : {}),
     ...(share ? { shared: true, sharePermission: share.permission, canShare: share.canShare } : {}),
-    hbTotal: 0,
-    hbAlerting: 0,
-    hbAlertingInfo: 0,
-    hbPending: 0,
-    hbStatus: 'none' as const,
+    ...(opts.health ?? channelHealth(ctx, [row.id])).get(row.id),
   };
 }

@@ -14,6 +14,7 @@ import {
   PRIORITY_MAX,
   PRIORITY_MIN,
 } from '../../lib/limits';
+import { channelHealth } from '../sources/registry';
 import { IMAGE_ROUTE, presentChannel } from './present';
 import {
   channelStatus,
@@ -75,7 +76,8 @@ export function channelRoutes(ctx: AppContext): RouteTable {
     const viewer = principalOf(req);
     const list = listVisible(ctx, viewer);
     const visibleIds = new Set(list.map((v) => v.row.id));
-    return list.map((v) => presentChannel(ctx, v, { visibleIds, viewer }));
+    const health = channelHealth(ctx, [...visibleIds]);
+    return list.map((v) => presentChannel(ctx, v, { visibleIds, viewer, health }));
   });
   t.post('/application', { ...TOK_BASIC, access: 'write' }, (req) => {
     const viewer = principalOf(req);

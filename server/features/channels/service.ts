@@ -9,6 +9,7 @@ import { rfc3339OrNull } from '../../lib/clock';
 import { createPrimaryKey } from '../channel-keys/service';
 import { keyIdsOfChannels } from '../channel-keys/store';
 import { writeWithinPlan } from '../plans/caps';
+import { ALERTING_STATUSES, summedHealth, visibleSources } from '../sources/registry';
 import {
   inScope,
   listVisible,
@@ -271,29 +272,70 @@ export function deleteImage(ctx: AppContext, p: Principal, id: number): VisibleC
   return { row: findChannel(ctx.db, id)!, owned: true };
 }
 
-/** Heartbeats are not built yet: the summary says `none` and counts 0 (docs/api.md "Status"). */
+/** The channels' owners, for the "owner sees all, a recipient their own" rule of the source lists. */
+function ownerLookup(ctx: AppContext, ids: number[]): (channelId: number) => number | undefined {
+  const owners = new Map<number, number>();
+  for (const id of ids) {
+    const row = findChannel(ctx.db, id);
+    if (row) owners.set(id, row.user_id);
+  }
+  return (channelId) => owners.get(channelId);
+}
+
+/**
+ * `GET /application/{id}/status` (wire-families §1.6): the health fields summed over `channelIds`
+ * (from the families registered in the event-sources registry), the message counts, and `alerting`:
+ * every source the caller sees that is now down, late, firing or has issues, oldest `since` first.
+ */
 export function channelStatus(ctx: AppContext, p: Principal, id: number, recursive: boolean) {
   const v = requireVisible(ctx, p, id);
   const ids = targetChannelIds(ctx, p, v, recursive);
   const stats = channelStats(ctx.db, ids);
+  const alerting = visibleSources(ctx, ids, p.userId, ownerLookup(ctx, ids))
+    .filter((s) => ALERTING_STATUSES.has(s.status))
+    .sort(
+      (a, b) =>
+        (a.statusSince ?? Number.MAX_SAFE_INTEGER) - (b.statusSince ?? Number.MAX_SAFE_INTEGER) ||
+        a.kind.localeCompare(b.kind, 'en') ||
+        a.id - b.id,
+    )
+    .map((s) => ({
+      kind: s.kind,
+      id: s.id,
+      name: s.name,
+      appid: s.appid,
+      status: s.status,
+      since: rfc3339OrNull(s.statusSince),
+    }));
   return {
     appid: id,
-    hbTotal: 0,
-    hbAlerting: 0,
-    hbAlertingInfo: 0,
-    hbPending: 0,
-    hbStatus: 'none' as const,
+    ...summedHealth(ctx, id, ids),
     lastActivity: rfc3339OrNull(stats.last),
     messageCount: stats.count,
     channelIds: ids,
+    alerting,
   };
 }
 
+/**
+ * `GET /application/{id}/event-sources` (§1.6): the sources writing to the channel (or its subtree),
+ * by kind then name; the owner sees every one, a share recipient their own. No tokens, URLs or settings.
+ */
 export function eventSources(ctx: AppContext, p: Principal, id: number, recursive: boolean) {
   const v = requireVisible(ctx, p, id);
-  targetChannelIds(ctx, p, v, recursive);
-  // Monitors, heartbeats, scans, metrics, web scripts, inbox and router rules are not built yet.
-  return { appid: id, sources: [] as unknown[] };
+  const ids = targetChannelIds(ctx, p, v, recursive);
+  const sources = visibleSources(ctx, ids, p.userId, ownerLookup(ctx, ids))
+    .sort((a, b) => a.kind.localeCompare(b.kind, 'en') || a.name.localeCompare(b.name, 'en') || a.id - b.id)
+    .map((s) => ({
+      kind: s.kind,
+      id: s.id,
+      name: s.name,
+      appid: s.appid,
+      status: s.status,
+      paused: s.paused,
+      lastCheckAt: rfc3339OrNull(s.lastCheckAt),
+    }));
+  return { appid: id, sources };
 }
 
 export function testDelivery(ctx: AppContext, p: Principal, id: number, adapter?: string): never {
