@@ -10,6 +10,7 @@ import { HEARTBEATS_PER_USER } from '../../server/lib/limits';
 import { issueToken } from '../../server/lib/tokens';
 import { apiToken, deviceToken, insertChannelKeyRow, makeChannel, makeUser } from '../helpers/factories';
 import { request, startTestServer, type TestServer } from '../helpers/test-server';
+import { openWs, until } from './realtime-helpers';
 
 let t: TestServer;
 let dev: string;
@@ -675,6 +676,133 @@ describe('the state machine', () => {
     expect(resume.body.errorDescription).toBe('appid: no such channel');
     // The owner does not manage the recipient's heartbeat.
     expect((await t.request('GET', `/heartbeat/${h.id}`, { token: ownerDev })).status).toBe(404);
+  });
+});
+
+describe('channel health, history and live frames', () => {
+  it('channel objects, /status and /event-sources count the heartbeats; every change is a status_changed signal', async () => {
+    const c = await channel();
+    const signals: number[] = [];
+    const off = t.server.ctx.bus.on('channel:status_changed', (e) => signals.push(e.appid));
+    const health = async () => {
+      const list = (await t.request('GET', '/application', { token: dev })).body;
+      const ch = list.find((x: any) => x.id === c.id);
+      return [ch.hbTotal, ch.hbAlerting, ch.hbAlertingInfo, ch.hbPending, ch.hbStatus];
+    };
+    expect(await health()).toEqual([0, 0, 0, 0, 'none']);
+    const a = await create({ appid: c.id, name: 'a', intervalSec: 300, graceSec: 60 });
+    const b = await create({ appid: c.id, name: 'b', intervalSec: 300, graceSec: 60 });
+    await create({ appid: c.id, name: 'p', paused: true });
+    expect(await health()).toEqual([2, 0, 0, 2, 'pending']);
+    await t.request('GET', pingPath(a.token));
+    await t.request('GET', pingPath(b.token));
+    expect(await health()).toEqual([2, 0, 0, 0, 'ok']);
+    await advance(301 * SEC);
+    expect(await health()).toEqual([2, 0, 2, 0, 'degraded']);
+    await t.request('GET', pingPath(b.token, '/fail'));
+    expect(await health()).toEqual([2, 1, 1, 0, 'alerting']);
+    const status = (await t.request('GET', `/application/${c.id}/status`, { token: dev })).body;
+    expect(status).toMatchObject({ hbTotal: 2, hbAlerting: 1, hbAlertingInfo: 1, hbStatus: 'alerting' });
+    expect(status.alerting.map((x: any) => [x.kind, x.id, x.status])).toEqual([
+      ['heartbeat', a.id, 'late'],
+      ['heartbeat', b.id, 'down'],
+    ]);
+    const sources = (await t.request('GET', `/application/${c.id}/event-sources`, { token: dev })).body;
+    expect(sources.sources.map((x: any) => [x.kind, x.name, x.status, x.paused])).toEqual([
+      ['heartbeat', 'a', 'late', false],
+      ['heartbeat', 'b', 'down', false],
+      ['heartbeat', 'p', 'paused', true],
+    ]);
+    expect(JSON.stringify(sources)).not.toContain(a.token.slice(3, 10));
+    off();
+    expect(signals.filter((id) => id === c.id).length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('GET /monitor-history/heartbeat/{id} has the status history; /log lists pings with pingKind, exitCode and body', async () => {
+    const c = await channel();
+    const h = await create({ appid: c.id, intervalSec: 300, graceSec: 0 });
+    const created = t.clock.now();
+    await advance(60 * SEC);
+    await t.request('POST', pingPath(h.token, '/start'));
+    await t.request('POST', pingPath(h.token), {
+      body: 'all good',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    await advance(60 * SEC);
+    await t.request('POST', pingPath(h.token, '/2'), { json: { fail_reason: 'disk full' } });
+    const log = await t.request('GET', `/monitor-history/heartbeat/${h.id}/log`, { token: dev });
+    expect(log.status).toBe(200);
+    expect(log.body.checks).toEqual([
+      {
+        id: expect.any(Number),
+        at: iso(t.clock.now()),
+        ok: false,
+        status: 'down',
+        responseTimeMs: null,
+        error: 'disk full',
+        pingKind: 'fail',
+        exitCode: 2,
+        body: '{"fail_reason":"disk full"}',
+      },
+      {
+        id: expect.any(Number),
+        at: iso(created + 60 * SEC),
+        ok: true,
+        status: 'up',
+        responseTimeMs: null,
+        pingKind: 'success',
+        body: 'all good',
+      },
+      {
+        id: expect.any(Number),
+        at: iso(created + 60 * SEC),
+        ok: true,
+        status: 'new',
+        responseTimeMs: null,
+        pingKind: 'start',
+      },
+    ]);
+    const failed = t.clock.now();
+    await advance(60 * SEC);
+    const history = await t.request('GET', `/monitor-history/heartbeat/${h.id}`, { token: dev });
+    expect(history.body).toMatchObject({
+      kind: 'heartbeat',
+      id: h.id,
+      name: 'backup',
+      status: 'down',
+      statusSince: iso(failed),
+      uptime: { '24h': 50 },
+      responseTime: { avgMs: null, p95Ms: null },
+    });
+    expect((await t.request('GET', `/monitor-history/heartbeat/${h.id}`, { token: otherDev })).status).toBe(
+      404,
+    );
+  });
+
+  it('/ws?events=1 receives heartbeat:ping, heartbeat:alert and channel:status_changed frames', async () => {
+    const c = await channel();
+    const h = await create({ appid: c.id, name: 'Live', intervalSec: 300, graceSec: 0 });
+    const socket = await openWs(t, '/ws?events=1', dev);
+    try {
+      await t.request('GET', pingPath(h.token, '/fail'));
+      const want = [
+        { kind: 'heartbeat:ping', data: { id: h.id, name: 'Live', status: 'down', pingKind: 'fail' } },
+        {
+          kind: 'heartbeat:alert',
+          data: { id: h.id, name: 'Live', event: 'fail', status: 'down', messageId: expect.any(Number) },
+        },
+        {
+          kind: 'channel:status_changed',
+          data: expect.objectContaining({ hbAlerting: 1, hbStatus: 'alerting' }),
+        },
+      ];
+      await until(() => socket.frames.filter((f: any) => f.kind !== undefined).length >= 3);
+      const frames = socket.frames.filter((f: any) => f.kind !== undefined);
+      for (const w of want) expect(frames).toContainEqual({ ...w, appid: c.id, at: expect.any(String) });
+      expect(socket.frames).toContainEqual(expect.objectContaining({ title: 'Live failed', appid: c.id }));
+    } finally {
+      socket.ws.close();
+    }
   });
 });
 
