@@ -674,6 +674,18 @@ describe('the state machine', () => {
     const resume = await t.request('POST', `/heartbeat/${h.id}/resume`, { token: friendDev });
     expect(resume.status).toBe(400);
     expect(resume.body.errorDescription).toBe('appid: no such channel');
+    const viaPut = await t.request('PUT', `/heartbeat/${h.id}`, {
+      token: friendDev,
+      json: { paused: false },
+    });
+    expect(viaPut.status).toBe(400);
+    expect((await hb(h.id, friendDev)).status).toBe('paused');
+    const mine = await channel(friendDev);
+    const moved = await t.request('PUT', `/heartbeat/${h.id}`, {
+      token: friendDev,
+      json: { appid: mine.id, paused: false },
+    });
+    expect(moved.body).toMatchObject({ appid: mine.id, status: 'up', paused: false });
     // The owner does not manage the recipient's heartbeat.
     expect((await t.request('GET', `/heartbeat/${h.id}`, { token: ownerDev })).status).toBe(404);
   });

@@ -198,6 +198,8 @@ export function updateHeartbeat(
   if (input.appid !== undefined && input.appid !== row.channel_id)
     base.channelId = writableChannel(ctx, p, input.appid).id;
   const next = merge(ctx, base, input);
+  // Resuming through PUT asks what POST /resume asks: a channel the caller may still write to.
+  if (input.paused === false && row.status === 'paused') writableChannel(ctx, p, next.channelId);
   const timingChanged =
     next.intervalSec !== row.interval_sec ||
     next.schedule !== row.schedule ||
