@@ -19,6 +19,12 @@ export interface BusEvents {
   'messages:deleted': { userId: number; ids?: number[]; channelIds?: number[] };
   'channel:status_changed': { appid: number; userIds: number[] };
   'share:changed': { appid: number; userIds: number[] };
+  /**
+   * Time passed without the server watching it (server/jobs/alive.ts): the server was down (`restart`,
+   * [aliveAt, start]), the host slept (`sleep`, a wall-clock jump beyond the monotonic clock) or Electron
+   * reported a wake (`resume`). Listeners run synchronously; the due timer is re-armed after them.
+   */
+  'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
 }
 
 /** The wire Message plus what the hub needs to route it. */
