@@ -75,6 +75,9 @@ describe('DueTimer', () => {
     a.items.push(now + 5_000);
     due.poke(); // no time given: the sources' new earliest
     expect(due.armedAt).toBe(now + 5_000);
+    (clock as ManualClock).sleep(60_000); // the wall clock jumped past the armed time without a wake
+    due.poke(now + 70_000);
+    expect(due.armedAt).toBe(now + 70_000); // re-armed although later than the stale target
     await due.stop();
     expect(due.armedAt).toBeNull();
     due.poke(now + 1_000);

@@ -73,7 +73,9 @@ export class DueTimer {
       this.arm();
       return;
     }
-    if (this.armedFor !== null && at >= this.armedFor) return;
+    // Already armed for an earlier time, unless that time has passed by the wall clock without a wake
+    // (the wall clock jumped: the real timer still counts the old delay).
+    if (this.armedFor !== null && at >= this.armedFor && this.armedFor > this.ctx.clock.now()) return;
     this.setTimer(at);
   }
 

@@ -34,7 +34,7 @@ export function selfPingJob(ctx: AppContext): Job | null {
         failures = 0;
       } catch (err) {
         failures++;
-        const error = abort.signal.aborted ? String(abort.signal.reason) : (err as Error).message;
+        const error = ((abort.signal.aborted ? abort.signal.reason : err) as Error).message;
         if (failures === 1)
           c.log.warn('self-ping failed; retrying every interval, logged again once it succeeds', {
             origin,
