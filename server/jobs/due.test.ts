@@ -59,6 +59,28 @@ describe('DueTimer', () => {
     expect(b.runs).toEqual([t0 + 5_000]);
   });
 
+  it('lets the event loop in between the batches of a backlog', async () => {
+    const { ctx, due, clock } = setup();
+    let left = 3;
+    let ioTurn = false;
+    const seen: boolean[] = [];
+    due.register({
+      name: 'backlog',
+      nextDueAt: () => (left > 0 ? clock.now() : null),
+      runDue: () => {
+        seen.push(ioTurn);
+        ioTurn = false;
+        setImmediate(() => {
+          ioTurn = true;
+        });
+        left--;
+      },
+    });
+    due.start(ctx);
+    await due.runDueNow();
+    expect(seen).toEqual([false, true, true]);
+  });
+
   it('arms for the earliest due time, capped so that wall-clock jumps are noticed; poke re-arms earlier only', async () => {
     const { ctx, due, clock } = setup();
     const now = clock.now();

@@ -88,6 +88,8 @@ export class DueTimer {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const ran = await Promise.all(this.states.map((s) => this.runIfDue(s)));
       if (!ran.includes(true) || this.stopped) break;
+      // Between batches, let requests in: a backlog must not hold the event loop for all its rounds.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     this.arm();
   }
