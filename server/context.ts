@@ -44,6 +44,7 @@ export interface AppContext {
   readonly store: StoreHandle;
   readonly db: Db;
   readonly bus: EventBus;
+  /** The one timer for per-item due times (server/jobs/due.ts): families register a DueSource at init. */
   readonly due: DueTimer;
   readonly auth: AuthRegistry;
   /** When HTTP requests last came and went (background upkeep waits for quiet moments). */

@@ -19,13 +19,18 @@ export interface BusEvents {
   'messages:deleted': { userId: number; ids?: number[]; channelIds?: number[] };
   'channel:status_changed': { appid: number; userIds: number[] };
   'share:changed': { appid: number; userIds: number[] };
-  'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
   /**
    * Something happened to a source writing to `appid` (heartbeat:ping, heartbeat:alert,
    * monitor:status_changed, question:updated ...): a service frame `{kind, appid, at, data}` for the
    * `/ws?events=1` sockets of that channel's audience (wire-families §1.7). `at` defaults to now.
    */
   'source:event': { appid: number; kind: string; data: Record<string, unknown>; at?: number };
+  /**
+   * Time passed without the server watching it (server/jobs/alive.ts): the server was down (`restart`,
+   * [aliveAt, start]), the host slept (`sleep`, a wall-clock jump beyond the monotonic clock) or Electron
+   * reported a wake (`resume`). Listeners run synchronously; the due timer is re-armed after them.
+   */
+  'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
 }
 
 /** The wire Message plus what the hub needs to route it. */
