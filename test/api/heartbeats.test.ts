@@ -559,6 +559,11 @@ describe('the state machine', () => {
       ignored: true,
     });
     expect((await hb(m.id)).status).toBe('paused');
+    const log = await t.request('GET', `/monitor-history/heartbeat/${m.id}/log`, { token: dev });
+    expect(log.body.checks.map((x: any) => [x.status, x.pingKind])).toEqual([
+      ['paused', 'ignored'],
+      ['paused', 'ignored'],
+    ]);
   });
 
   it('PUT /heartbeat/{id} recomputes the deadline from the last ping; a passed deadline is down at once', async () => {
@@ -826,8 +831,12 @@ describe('sleep and restarts', () => {
     await t.request('GET', pingPath(h.token));
     await t.request('GET', pingPath(down.token, '/fail'));
     const from = t.clock.now();
+    const gaps: unknown[] = [];
+    const off = t.server.ctx.bus.on('clock:gap', (g) => gaps.push(g));
     t.clock.sleep(3_600 * SEC); // the wall clock jumps, the monotonic clock stands still
     await t.server.scheduler.tick();
+    off();
+    expect(gaps).toEqual([{ from, to: t.clock.now(), reason: 'sleep' }]);
     const resumed = t.clock.now();
     expect(await hb(h.id)).toMatchObject({
       status: 'up',

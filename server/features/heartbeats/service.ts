@@ -478,20 +478,28 @@ export interface PingAnswer {
   ignored?: true;
 }
 
-const windows = new WeakMap<AppContext, Map<number, { start: number; count: number }>>();
+interface RateWindows {
+  byId: Map<number, { start: number; count: number }>;
+  sweptAt: number;
+}
+const windows = new WeakMap<AppContext, RateWindows>();
 
 /** 600 pings a minute per heartbeat (its token), fixed windows in memory; then 429 with Retry-After. */
 function rateLimit(ctx: AppContext, id: number, now: number): void {
-  let m = windows.get(ctx);
-  if (!m) {
-    m = new Map();
-    windows.set(ctx, m);
+  let r = windows.get(ctx);
+  if (!r) {
+    r = { byId: new Map(), sweptAt: now };
+    windows.set(ctx, r);
   }
-  let w = m.get(id);
+  // Expired windows go once a minute, so the map holds only the heartbeats pinged in the last two.
+  if (now - r.sweptAt >= RATE_WINDOW_MS) {
+    for (const [k, v] of r.byId) if (now - v.start >= RATE_WINDOW_MS) r.byId.delete(k);
+    r.sweptAt = now;
+  }
+  let w = r.byId.get(id);
   if (!w || now - w.start >= RATE_WINDOW_MS) {
-    if (m.size > 10_000) for (const [k, v] of m) if (now - v.start >= RATE_WINDOW_MS) m.delete(k);
     w = { start: now, count: 0 };
-    m.set(id, w);
+    r.byId.set(id, w);
   }
   if (w.count >= HEARTBEAT_PINGS_PER_MINUTE)
     throw errors.tooManyRequests('too many pings; try again later', (w.start + RATE_WINDOW_MS - now) / 1000);
@@ -528,7 +536,7 @@ function applyPing(
     (input.kind === 'success' &&
       ((input.reason !== undefined && input.reason !== '') ||
         (input.exitCode !== undefined && input.exitCode !== 0)));
-  const pingKind = failure ? 'fail' : input.kind;
+  let pingKind: PingKind | 'ignored' = failure ? 'fail' : input.kind;
   const entry = (status: string, ok: boolean, error?: string) =>
     recordCheck(ctx, KIND, row.id, {
       at: now,
@@ -550,6 +558,7 @@ function applyPing(
     });
 
   if (row.status === 'paused' && row.manual_resume === 1) {
+    pingKind = 'ignored';
     entry('paused', true);
     frame('paused', 'ignored');
     return { answer: { ok: true, status: 'paused', ignored: true }, dueAt: null };
