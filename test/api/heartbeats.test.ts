@@ -269,12 +269,21 @@ describe('heartbeat management', () => {
     expect((await t.request('GET', `/heartbeat/${h.id}`, { token: dev })).status).toBe(404);
   });
 
-  it('deleting a channel deletes its heartbeats', async () => {
+  it('deleting a channel deletes its heartbeats and their history', async () => {
     const c = await channel();
     const h = await create({ appid: c.id });
+    await t.request('GET', pingPath(h.token));
+    const historyRows = () =>
+      t.server.ctx.db.first<{ n: number }>(
+        `SELECT (SELECT COUNT(*) FROM history_intervals WHERE kind = 'heartbeat' AND source_id = ?)
+              + (SELECT COUNT(*) FROM history_checks WHERE kind = 'heartbeat' AND source_id = ?) AS n`,
+        [h.id, h.id],
+      )!.n;
+    expect(historyRows()).toBeGreaterThan(0);
     expect((await t.request('DELETE', `/application/${c.id}`, { token: dev })).status).toBe(200);
     expect((await t.request('GET', `/heartbeat/${h.id}`, { token: dev })).status).toBe(404);
     expect((await t.request('GET', pingPath(h.token))).status).toBe(404);
+    expect(historyRows()).toBe(0);
   });
 });
 

@@ -32,3 +32,11 @@ CREATE TABLE heartbeats (
 CREATE INDEX heartbeats_due ON heartbeats(due_at) WHERE due_at IS NOT NULL;
 CREATE INDEX heartbeats_by_channel ON heartbeats(channel_id, status);
 CREATE INDEX heartbeats_by_user ON heartbeats(user_id);
+
+-- A heartbeat that goes with its channel or its user (ON DELETE CASCADE) takes its history along, as
+-- DELETE /heartbeat/{id} does through forgetSource (0006_history.sql's tables).
+CREATE TRIGGER heartbeats_forget_history AFTER DELETE ON heartbeats BEGIN
+  DELETE FROM history_intervals WHERE kind = 'heartbeat' AND source_id = old.id;
+  DELETE FROM history_days WHERE kind = 'heartbeat' AND source_id = old.id;
+  DELETE FROM history_checks WHERE kind = 'heartbeat' AND source_id = old.id;
+END;
