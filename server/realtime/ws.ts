@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { WebSocketServer } from 'ws';
