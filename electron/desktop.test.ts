@@ -228,14 +228,19 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(await e.invoke(IPC.getSettings, asNow)).toMatchObject({ lanUrls: [lan] });
   });
 
-  it('wake re-plans the jobs; quitting shuts down in order and exits 0', async () => {
+  it('wake tells the server it resumed (clock gap, jobs re-planned); quitting shuts down in order and exits 0', async () => {
     userData = mkdtempSync(join(tmpdir(), 'belfry-desktop-'));
     const e = fakeElectron({ userData });
     const { handle } = await start(e);
     const server = handle.hosted().server;
+    const resumed = vi.spyOn(server, 'resumed');
     const replan = vi.spyOn(server.scheduler, 'replan');
+    const gaps: unknown[] = [];
+    server.ctx.bus.on('clock:gap', (g) => gaps.push(g));
     e.powerEvents.fire('resume');
+    expect(resumed).toHaveBeenCalledTimes(1);
     expect(replan).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(gaps).toEqual([expect.objectContaining({ reason: 'resume' })]));
 
     const order: string[] = [];
     const schedStop = server.scheduler.stop.bind(server.scheduler);

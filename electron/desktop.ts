@@ -142,9 +142,10 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
   };
   attach(hosted);
 
-  // After a wake the server's jobs re-read their due times instead of firing a burst of stale alerts.
+  // After a wake the server records the sleep as a clock gap (heartbeat deadlines that passed are pushed
+  // instead of firing a burst of stale alerts) and re-arms its timers.
   powerMonitor.on('resume', () => {
-    hosted.server.scheduler.replan();
+    hosted.server.resumed();
     void notifier.refresh();
   });
 

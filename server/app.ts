@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Express } from 'express';
 import type { AppContext } from './context';
 import type { Feature } from './features/index';
@@ -20,7 +21,13 @@ export interface AssembledApp {
  * The routes that take urlencoded forms: sign-in (the older protocol's clients), channel creation (the
  * older protocol's CLI), the alert receivers (Zabbix posts forms) and public webhooks (HTML forms).
  */
-const FORM_ROUTES = /^\/(?:auth\/local\/login|application|integrations\/[^/]+|webhook\/[^/]+)\/?$/i;
+const FORM_ROUTES =
+  /^\/(?:auth\/local\/login|application|integrations\/[^/]+|webhook\/[^/]+|heartbeat\/ping\/[^/]+(?:\/[^/]+)?)\/?$/i;
+/** Heartbeat pings keep their body in the ping log as sent: the parsers leave the raw bytes on `rawBody`. */
+const RAW_BODY_ROUTES = /^\/heartbeat\/ping\//i;
+const keepRawBody = (req: IncomingMessage, _res: unknown, buf: Buffer) => {
+  if (RAW_BODY_ROUTES.test(req.url ?? '')) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+};
 
 /** Express assembly: body parsing, family routers in order, 501 for unbuilt spec routes, errors last. */
 export function assembleApp(ctx: AppContext, features: readonly Feature[]): AssembledApp {
@@ -34,9 +41,9 @@ export function assembleApp(ctx: AppContext, features: readonly Feature[]): Asse
     if (!applyCors(req, res, ctx.config.allowedOrigins)) next();
   });
   const limit = ctx.config.bodyLimitBytes;
-  app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit, type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   // Form bodies only where a client sends them (docs/api.md): elsewhere a form is not a body at all.
-  const form = express.urlencoded({ limit, extended: false });
+  const form = express.urlencoded({ limit, extended: false, verify: keepRawBody });
   app.use((req, res, next) => {
     if (req.method === 'POST' && FORM_ROUTES.test(req.path)) form(req, res, next);
     else next();

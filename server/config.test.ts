@@ -103,4 +103,18 @@ describe('config', () => {
     expect(loadConfig({ env: { BELFRY_LAN: '0' } })).toMatchObject({ host: '127.0.0.1', lan: false });
     expect(() => loadConfig({ env: { BELFRY_LAN: 'maybe' } })).toThrow(/lan/);
   });
+
+  it('self-ping: off by default, 60 s interval; URL and interval from BELFRY_SELF_PING_*, validated', () => {
+    const off = loadConfig({ env: {} });
+    expect(off.selfPingUrl).toBeUndefined();
+    expect(off.selfPingIntervalS).toBe(60);
+    const on = loadConfig({
+      env: { BELFRY_SELF_PING_URL: 'https://hc.example.com/ping/abc', BELFRY_SELF_PING_INTERVAL_S: '120' },
+    });
+    expect(on).toMatchObject({ selfPingUrl: 'https://hc.example.com/ping/abc', selfPingIntervalS: 120 });
+    expect(() => loadConfig({ env: { BELFRY_SELF_PING_URL: 'not a url' } })).toThrow(/selfPingUrl/);
+    expect(() => loadConfig({ env: { BELFRY_SELF_PING_URL: 'ftp://x.example/p' } })).toThrow(/http/);
+    expect(() => loadConfig({ env: { BELFRY_SELF_PING_INTERVAL_S: '5' } })).toThrow(/selfPingIntervalS/);
+    expect(() => loadConfig({ env: { BELFRY_SELF_PING_INTERVAL_S: 'often' } })).toThrow(/selfPingIntervalS/);
+  });
 });

@@ -74,6 +74,15 @@ const configSchema = z.object({
         });
       return { addresses };
     }),
+  /** Lower bound of heartbeat periods (and later monitor intervals), in seconds (tests: 1). */
+  minIntervalSec: z.coerce.number().int().min(1).max(31_536_000).default(30),
+  /** Watch the watcher: GET this URL every selfPingIntervalS (an outside dead-man switch, e.g. Healthchecks). */
+  selfPingUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL')
+    .optional(),
+  selfPingIntervalS: z.coerce.number().int().min(10).max(86_400).default(60),
 });
 
 /** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
@@ -101,6 +110,9 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_BUILD_DATE: 'buildDate',
   BELFRY_LAN: 'lan',
   BELFRY_TRUST_PROXY: 'trustProxy',
+  BELFRY_MIN_INTERVAL_S: 'minIntervalSec',
+  BELFRY_SELF_PING_URL: 'selfPingUrl',
+  BELFRY_SELF_PING_INTERVAL_S: 'selfPingIntervalS',
 };
 
 const FLAGS: Record<string, keyof ConfigInput> = {

@@ -2,6 +2,7 @@ import type { Config } from './config';
 import type { Db } from './db/database';
 import type { RequestActivity } from './http/activity';
 import type { Principal, PrincipalKind } from './http/auth';
+import type { DueTimer } from './jobs/due';
 import type { EventBus } from './lib/bus';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/log';
@@ -43,6 +44,8 @@ export interface AppContext {
   readonly store: StoreHandle;
   readonly db: Db;
   readonly bus: EventBus;
+  /** The one timer for per-item due times (server/jobs/due.ts): families register a DueSource at init. */
+  readonly due: DueTimer;
   readonly auth: AuthRegistry;
   /** When HTTP requests last came and went (background upkeep waits for quiet moments). */
   readonly activity: RequestActivity;

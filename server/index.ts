@@ -17,9 +17,12 @@ import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
 import { guardConnections } from './http/connections';
 import { leanListener } from './http/lean';
+import { AliveWatch } from './jobs/alive';
+import { DueTimer } from './jobs/due';
 import { coreJobs } from './jobs/index';
 import { RetentionRegistry } from './jobs/retention';
 import { Scheduler } from './jobs/scheduler';
+import { selfPingJob } from './jobs/self-ping';
 import { EventBus } from './lib/bus';
 import { type Clock, systemClock } from './lib/clock';
 import { createLogger, type Logger } from './lib/log';
@@ -40,11 +43,18 @@ export interface BelfryServer {
   readonly ctx: AppContext;
   readonly store: Store;
   readonly scheduler: Scheduler;
+  /** Records time the server did not watch (restart, sleep, resume) as `clock:gap` (server/jobs/alive.ts). */
+  readonly alive: AliveWatch;
   /** `METHOD /path` of every route the families mount. */
   readonly mounted: ReadonlySet<string>;
   /** Set on the first start of an empty data dir; the CLI prints the generated password once. */
   readonly firstRun: { email: string; generatedPassword?: string } | null;
   start(): Promise<{ url: string; port: number; host: string }>;
+  /**
+   * The host woke from sleep (Electron's powerMonitor `resume`): emits `clock:gap` (reason `resume`),
+   * re-arms the due timer and re-plans the jobs instead of firing a burst of stale ones.
+   */
+  resumed(): void;
   stop(): Promise<void>;
 }
 
@@ -84,6 +94,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     store,
     db: store.db,
     bus: new EventBus(),
+    due: new DueTimer(),
     auth,
     activity,
     secret: loadSecret(config.dataDir),
@@ -99,10 +110,19 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   const httpServer = createHttpServer(leanListener(ctx, tables, app));
   guardConnections(httpServer, log); // connection caps and header time (docs/operations.md)
   for (const f of features) f.attach?.(ctx, httpServer);
+  const alive = new AliveWatch(ctx);
+  ctx.due.onWake = () => alive.check();
+  const selfPing = selfPingJob(ctx);
   const scheduler = new Scheduler(
     ctx,
-    [...coreJobs(retention), ...features.flatMap((f) => f.jobs?.(ctx) ?? [])],
+    [
+      ...coreJobs(retention),
+      alive.job(),
+      ...(selfPing ? [selfPing] : []),
+      ...features.flatMap((f) => f.jobs?.(ctx) ?? []),
+    ],
     deps.schedulerTickMs,
+    { beforeTick: () => alive.check() },
   );
 
   let stopping: Promise<void> | null = null;
@@ -112,10 +132,14 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     ctx,
     store,
     scheduler,
+    alive,
     mounted,
     firstRun,
     start: () =>
       new Promise((resolve, reject) => {
+        // The restart gap [aliveAt, now] goes out here: after every feature's init and attach (their
+        // clock:gap listeners are in place) and before the server listens or any timer runs.
+        alive.start();
         httpServer.once('error', reject);
         httpServer.listen(config.port, config.host, () => {
           httpServer.off('error', reject);
@@ -123,16 +147,23 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
           listeningPort = addr.port;
           activity.started();
           scheduler.start();
+          ctx.due.start(ctx);
           const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
           resolve({ url: `http://${host}:${addr.port}`, port: addr.port, host: addr.address });
         });
       }),
+    resumed: () => {
+      alive.resumed();
+      scheduler.replan();
+    },
     // Shutdown order (conventions, habit 14): stop accepting → jobs → sockets → in-flight → store flush.
     stop: () => {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         httpServer.closeIdleConnections();
         await scheduler.stop();
+        await ctx.due.stop();
+        alive.stop(); // a clean stop writes aliveAt: the next start's gap is exactly the downtime
         for (const f of features) await f.stop?.(ctx);
         const force = setTimeout(() => httpServer.closeAllConnections(), 5_000);
         if (httpServer.listening) await closed;

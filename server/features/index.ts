@@ -10,6 +10,7 @@ import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
+import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
 import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
@@ -47,6 +48,7 @@ export const FEATURES: readonly Feature[] = [
   ...channelFeatures,
   accountsFeature,
   historyFeature,
+  heartbeatsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
 ];

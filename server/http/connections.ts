@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   HTTP_FD_RESERVE,
   HTTP_HEADERS_TIMEOUT_MS,
@@ -9,6 +10,7 @@ import {
   HTTP_REQUEST_TIMEOUT_MS,
 } from '../lib/limits';
 import type { Logger } from '../lib/log';
+import { ApiError, errors, refuseOnSocket } from './errors';
 
 export interface ConnectionLimits {
   /** Sockets without a request in progress (not yet sent one, or idle between keep-alive requests). */
@@ -68,6 +70,9 @@ export class ConnectionGuard {
     const onUpgrade = (req: IncomingMessage) => this.onUpgrade(req);
     accounting.add(onUpgrade);
     server.on('upgrade', onUpgrade);
+    // Requests node's parser rejects (bad request line, header too large, header timeout) get the API's
+    // error body like every other 4xx, instead of node's plain-text answer.
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket));
     // Without a listener an accept error (EMFILE) would be thrown as an uncaught 'error' event.
     server.on('error', (err: NodeJS.ErrnoException) => {
       if (!server.listening) return; // start() reports listen errors itself
@@ -181,4 +186,21 @@ function openFileLimit(): number | null {
   } catch {
     return null;
   }
+}
+
+/** What a request node's HTTP parser refused is told (a `clientError`): 408, 431 or 400, with the error body. */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    refuseOnSocket(socket, new ApiError(408, 'the request took too long to arrive'));
+    return;
+  }
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    refuseOnSocket(socket, new ApiError(431, 'request headers too large'));
+    return;
+  }
+  refuseOnSocket(socket, errors.badRequest('malformed HTTP request'));
 }

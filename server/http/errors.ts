@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * The one error type of the API. Rendered by error-handler.ts as
@@ -82,4 +83,26 @@ export const errors = {
     new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
   // Per-plan caps on configuration objects (issue 21; spec "Errors": 403 plan limit).
   planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
+  // Per-user caps on sources (not plan limits; issue 11).
+  userCap: (n: number, things: string) => new ApiError(403, `limit reached: at most ${n} ${things} per user`),
 } as const;
+
+/**
+ * Answers on a raw socket (a refused WebSocket upgrade, a request node's parser rejected) with an ordinary
+ * HTTP error response carrying the API's JSON error body, and closes it.
+ */
+export function refuseOnSocket(socket: Duplex, err: ApiError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(err));
+  const lines = [
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}

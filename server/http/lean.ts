@@ -31,14 +31,26 @@ export function leanListener(
   fallback: RequestListener,
 ): RequestListener {
   const routes = new Map<string, LeanRoute>();
-  for (const t of tables) for (const r of t.leanRoutes) routes.set(`${r.method} ${r.path}`, r);
+  const prefixes: LeanRoute[] = [];
+  for (const t of tables)
+    for (const r of t.leanRoutes) {
+      if (r.prefix) prefixes.push(r);
+      else routes.set(`${r.method} ${r.path}`, r);
+    }
+  const byPrefix = (method: string | undefined, path: string): LeanRoute | undefined => {
+    for (const r of prefixes)
+      if (r.method === method && path.length > r.path.length && path.startsWith(r.path)) return r;
+    return undefined;
+  };
   // Nothing thrown while dispatching may reach the process (issue 21): it answers this request instead.
   return (req, res) => {
     try {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
-      const route = routes.size === 0 ? undefined : routes.get(`${req.method} ${path}`);
+      const route =
+        (routes.size === 0 ? undefined : routes.get(`${req.method} ${path}`)) ??
+        (prefixes.length === 0 ? undefined : byPrefix(req.method, path));
       if (route && (route.method === 'GET' || isPlainJson(req)))
         serveLean(ctx, route, req, res, path, q < 0 ? '' : url.slice(q + 1));
       else fallback(req, res);
@@ -69,7 +81,8 @@ function serveLean(
   search: string,
 ): void {
   ctx.activity.touch();
-  applyCors(req, res, ctx.config.allowedOrigins);
+  if (route.headers) for (const [k, v] of Object.entries(route.headers)) res.setHeader(k, v);
+  else applyCors(req, res, ctx.config.allowedOrigins);
   const handle = (err: unknown, text?: string) => {
     if (err) {
       answerError(ctx, req, res, path, err);
@@ -86,11 +99,18 @@ function serveLean(
     };
     let pending: Promise<unknown>;
     try {
-      if (text !== undefined) lean.body = parseJson(text);
-      pending = authenticate(ctx, lean, route.auth).then((principal) => {
-        lean.principal = principal;
-        return route.handler(lean);
-      });
+      if (text !== undefined) {
+        lean.body = parseJson(text);
+        lean.rawBody = text;
+      }
+      const auth = route.auth;
+      pending =
+        auth === null
+          ? Promise.resolve().then(() => route.handler(lean))
+          : authenticate(ctx, lean, auth).then((principal) => {
+              lean.principal = principal;
+              return route.handler(lean);
+            });
     } catch (e) {
       pending = Promise.reject(e);
     }

@@ -8,6 +8,8 @@ export type Handler = (req: Request, res: Response) => unknown;
 /** What a lean route's handler reads of a request: the same whether express or the lean lane serves it. */
 export interface LeanRequest extends AuthRequest {
   body?: unknown;
+  /** The body as received (UTF-8 text), for handlers that keep it (heartbeat pings). */
+  rawBody?: string;
   /** `http` (Belfry serves no TLS itself; no proxy is trusted). */
   protocol: string;
 }
@@ -17,8 +19,13 @@ export type LeanHandler = (req: LeanRequest) => unknown;
 export interface LeanRoute {
   method: 'GET' | 'POST';
   path: string;
-  auth: AuthRule;
+  /** null: a public route (no credentials are read). */
+  auth: AuthRule | null;
   handler: LeanHandler;
+  /** `path` is a prefix: every path below it (a token in the URL) is this route's. */
+  prefix?: boolean;
+  /** Headers of every answer, errors included (CORS of public endpoints). */
+  headers?: Record<string, string>;
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -68,6 +75,19 @@ export class RouteTable {
   /** A GET route the lean lane serves (HEAD goes through express). */
   getLean(path: string, auth: AuthRule, handler: LeanHandler): this {
     return this.lean('GET', path, auth, handler);
+  }
+
+  /**
+   * Public GET and POST routes under `prefix` (a token in the path) served on the lean lane. The express
+   * routes for the same paths must be declared as well (they serve HEAD, forms and other bodies); this
+   * only adds the lane, so it is not part of the inventory.
+   */
+  leanPrefix(prefix: string, handler: LeanHandler, headers: Record<string, string> = {}): this {
+    if (!prefix.endsWith('/') || prefix.includes(':'))
+      throw new Error(`lean prefix ${prefix}: literal, ending in /`);
+    for (const method of ['GET', 'POST'] as const)
+      this.leanRoutes.push({ method, path: prefix, auth: null, handler, prefix: true, headers });
+    return this;
   }
 
   private lean(method: LeanRoute['method'], path: string, auth: AuthRule, handler: LeanHandler): this {

@@ -5,12 +5,20 @@ export interface Job {
   name: string;
   intervalMs: number;
   run(ctx: AppContext): void | Promise<void>;
+  /** Abandon a run in progress (outbound requests) when the server stops, so stop() does not wait for it. */
+  stop?(): void;
+}
+
+export interface SchedulerHooks {
+  /** Runs first on every tick (wall-jump detection, server/jobs/alive.ts). */
+  beforeTick?(): void;
 }
 
 /**
  * One scheduler owns time (conventions, habit 9). It ticks on a real timer but decides what is due by
  * the injectable clock, so tests advance a ManualClock and call tick() instead of sleeping. A job is
  * skipped while its previous run is going; failures are logged and isolated; stop() awaits running jobs.
+ * Each tick also runs the per-item due times of ctx.due (server/jobs/due.ts), which has its own timer.
  */
 export class Scheduler {
   private readonly next = new Map<string, number>();
@@ -22,6 +30,7 @@ export class Scheduler {
     private readonly ctx: AppContext,
     private readonly jobs: readonly Job[],
     private readonly tickMs = 1_000,
+    private readonly hooks: SchedulerHooks = {},
   ) {}
 
   start(): void {
@@ -34,8 +43,13 @@ export class Scheduler {
   /** Runs every job that is due now; returns when they have finished. */
   async tick(): Promise<void> {
     if (this.stopped) return;
+    try {
+      this.hooks.beforeTick?.();
+    } catch (err) {
+      this.ctx.log.error('scheduler tick hook failed', { err });
+    }
     const now = this.ctx.clock.now();
-    const started: Promise<void>[] = [];
+    const started: Promise<void>[] = [this.ctx.due.runDueNow()];
     for (const job of this.jobs) {
       if ((this.next.get(job.name) ?? 0) > now || this.running.has(job.name)) continue;
       this.next.set(job.name, now + job.intervalMs);
@@ -60,6 +74,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    for (const job of this.jobs) if (this.running.has(job.name)) job.stop?.();
     await Promise.allSettled([...this.running.values()]);
   }
 

@@ -25,6 +25,12 @@ export interface BusEvents {
    * `/ws?events=1` sockets of that channel's audience (wire-families §1.7). `at` defaults to now.
    */
   'source:event': { appid: number; kind: string; data: Record<string, unknown>; at?: number };
+  /**
+   * Time passed without the server watching it (server/jobs/alive.ts): the server was down (`restart`,
+   * [aliveAt, start]), the host slept (`sleep`, a wall-clock jump beyond the monotonic clock) or Electron
+   * reported a wake (`resume`). Listeners run synchronously; the due timer is re-armed after them.
+   */
+  'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
 }
 
 /** The wire Message plus what the hub needs to route it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rfc3339 } from './clock';
+import { ManualClock, rfc3339, systemClock } from './clock';
 
 describe('rfc3339', () => {
   it('writes exactly what toISOString writes, across days, years and edge values', () => {
@@ -28,5 +28,26 @@ describe('rfc3339', () => {
       if (i % 3 === 0) samples.push(samples[samples.length - 1]! + (x % 5000));
     }
     for (const ms of samples) expect(rfc3339(ms), String(ms)).toBe(new Date(ms).toISOString());
+  });
+});
+
+describe('ManualClock', () => {
+  it('advance and a forward set move both clocks; sleep moves only the wall clock', () => {
+    const c = new ManualClock(1_000_000);
+    const m0 = c.monotonic();
+    c.advance(5_000);
+    expect([c.now(), c.monotonic() - m0]).toEqual([1_005_000, 5_000]);
+    c.sleep(600_000);
+    expect([c.now(), c.monotonic() - m0]).toEqual([1_605_000, 5_000]);
+    c.set(1_606_000);
+    expect([c.now(), c.monotonic() - m0]).toEqual([1_606_000, 6_000]);
+    c.set(1_000_000); // the wall clock set back: the monotonic clock never goes back
+    expect([c.now(), c.monotonic() - m0]).toEqual([1_000_000, 6_000]);
+  });
+
+  it('the system clock has a monotonic reading that does not go back', () => {
+    const a = systemClock.monotonic();
+    const b = systemClock.monotonic();
+    expect(b).toBeGreaterThanOrEqual(a);
   });
 });

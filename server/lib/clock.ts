@@ -1,27 +1,50 @@
 /** The one source of time. Nothing deep in the code calls Date.now(): tests move a ManualClock instead. */
 export interface Clock {
+  /** Wall-clock time, unix ms: what is stored and shown. Jumps when the host sleeps or its clock is set. */
   now(): number;
+  /**
+   * Monotonic ms from an arbitrary origin: never set back and, on Linux and macOS, not advanced while the
+   * host sleeps. The gap between the two clocks is how a sleep (or a clock change) is noticed.
+   */
+  monotonic(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-/** A clock tests set and advance; listeners let the scheduler re-plan when time jumps. */
+/**
+ * A clock tests set and advance; listeners let the scheduler re-plan when time jumps. `advance` and a
+ * forward `set` move both clocks (time passing while awake); `sleep` moves only the wall clock (the host
+ * slept: the monotonic clock stood still).
+ */
 export class ManualClock implements Clock {
   private listeners = new Set<(now: number) => void>();
+  private mono = 0;
   constructor(private current = Date.UTC(2026, 0, 15, 12, 0, 0)) {}
   now(): number {
     return this.current;
   }
+  monotonic(): number {
+    return this.mono;
+  }
+  /** Sets the wall clock; a step forward counts as awake time (the monotonic clock moves with it). */
   set(ms: number): void {
-    this.current = ms;
-    for (const l of this.listeners) l(ms);
+    if (ms > this.current) this.mono += ms - this.current;
+    this.moveWall(ms);
   }
   advance(ms: number): void {
     this.set(this.current + ms);
   }
+  /** The host slept for `ms`: the wall clock jumps, the monotonic clock does not. */
+  sleep(ms: number): void {
+    this.moveWall(this.current + ms);
+  }
   onChange(listener: (now: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+  private moveWall(ms: number): void {
+    this.current = ms;
+    for (const l of this.listeners) l(ms);
   }
 }
 

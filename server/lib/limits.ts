@@ -148,3 +148,8 @@ export const LIVE_CONNECTIONS_PER_TOKEN = 16;
 export const LIVE_CONNECTIONS_PER_USER = 1_024;
 /** JSON request bodies nested deeper than this are refused (400) before any handler walks them. */
 export const JSON_MAX_DEPTH = 64;
+/** Heartbeats: per-user cap, pings a minute per token, ping body kept in the log, fail_reason length. */
+export const HEARTBEATS_PER_USER = 1_000;
+export const HEARTBEAT_PINGS_PER_MINUTE = 600;
+export const HEARTBEAT_PING_BODY_BYTES = 10_000;
+export const HEARTBEAT_FAIL_REASON_CHARS = 1_000;

@@ -1,4 +1,4 @@
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { WebSocketServer } from 'ws';
@@ -6,7 +6,7 @@ import type { AppContext, RequestMeta } from '../context';
 import { kindOfToken, readCredential, resolveToken } from '../http/auth';
 import { isAccountingListener } from '../http/connections';
 import { sameOriginOrAllowed } from '../http/cors';
-import { ApiError, errorBody, errors } from '../http/errors';
+import { ApiError, errors, refuseOnSocket } from '../http/errors';
 import { WS_MAX_INCOMING_BYTES } from '../lib/limits';
 import type { LiveAuth, LiveHub } from './hub';
 
@@ -32,24 +32,24 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
       handleUpgrade(req, socket, head);
     } catch (err) {
       ctx.log.error('websocket upgrade failed', { path: req.url?.slice(0, 200), err });
-      refuseUpgrade(socket, errors.internal());
+      refuseOnSocket(socket, errors.internal());
     }
   });
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = requestTarget(req.url);
     if (!url) {
-      refuseUpgrade(socket, errors.badRequest('malformed request target'));
+      refuseOnSocket(socket, errors.badRequest('malformed request target'));
       return;
     }
     if (!WS_PATHS.has(url.pathname)) {
       // Another listener may own this path; answer only when nobody else listens.
       if (server.listeners('upgrade').filter((l) => !isAccountingListener(l)).length === 1)
-        refuseUpgrade(socket, errors.routeNotFound('GET', url.pathname));
+        refuseOnSocket(socket, errors.routeNotFound('GET', url.pathname));
       return;
     }
     if (hub.stopping) {
-      refuseUpgrade(socket, errors.unavailable('the server is shutting down'));
+      refuseOnSocket(socket, errors.unavailable('the server is shutting down'));
       return;
     }
     let auth: LiveAuth;
@@ -59,7 +59,7 @@ export function attachWebSockets(ctx: AppContext, server: Server, hub: LiveHub):
       hub.admit(auth, socket);
     } catch (err) {
       if (!(err instanceof ApiError)) ctx.log.error('websocket authentication failed', { err });
-      refuseUpgrade(socket, err instanceof ApiError ? err : errors.internal());
+      refuseOnSocket(socket, err instanceof ApiError ? err : errors.internal());
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -134,21 +134,4 @@ export function authenticateUpgrade(ctx: AppContext, req: IncomingMessage, url: 
 function headerOf(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** Answers an upgrade with an ordinary HTTP error response (the API's JSON error body) and closes. */
-export function refuseUpgrade(socket: Duplex, err: ApiError): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify(errorBody(err));
-  const lines = [
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }

@@ -70,6 +70,13 @@ it("no route lets a user read, change or delete another user's resources", async
     'share',
   );
   const token = await apiToken(t, aDevice, { name: 'zqa token' });
+  const heartbeat: { id: number; token: string } = ok(
+    await t.request('POST', '/heartbeat', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa heartbeat', alertMessage: 'zqa down' },
+    }),
+    'heartbeat',
+  );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
@@ -82,6 +89,7 @@ it("no route lets a user read, change or delete another user's resources", async
     hook.id,
     share.id,
     token.id,
+    heartbeat.id,
     m1.id,
     m2.id,
   ];
@@ -133,6 +141,7 @@ it("no route lets a user read, change or delete another user's resources", async
     channelIds: [parent.id, child.id],
     parentId: parent.id,
     shareId: share.id,
+    appid: parent.id,
     name: 'b thing',
     message: 'b says',
   };
@@ -191,4 +200,12 @@ it("no route lets a user read, change or delete another user's resources", async
     'a shares',
   );
   expect(shares.map((s) => s.id)).toContain(share.id);
+  const heartbeats: { id: number; name: string; status: string; token: string }[] = ok(
+    await t.request('GET', '/heartbeat', { token: aDevice.token }),
+    'a heartbeats',
+  );
+  expect(heartbeats.map((h) => [h.id, h.name, h.status])).toEqual([[heartbeat.id, 'zqa heartbeat', 'new']]);
+  expect(heartbeats[0]!.token).toBe(
+    `${heartbeat.token.slice(0, 3)}${'*'.repeat(16)}${heartbeat.token.slice(-4)}`,
+  );
 }, 120_000);

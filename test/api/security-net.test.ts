@@ -1,4 +1,4 @@
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
@@ -116,6 +116,27 @@ describe('odd request-targets (issue 21, item 1)', () => {
         expect(r.status, what).toBeLessThan(500);
         if (r.status >= 400) expect(r.body, what).toMatchObject({ errorCode: r.status });
       }
+    expect(await healthy(t)).toBe(200);
+  });
+
+  it('requests the HTTP parser refuses answer 400 or 431 with the error body, not plain text', async () => {
+    const cases: [string, number, string][] = [
+      ['NOT A REQUEST\r\n\r\n', 400, 'malformed HTTP request'],
+      ['GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n', 400, 'malformed HTTP request'],
+      [
+        `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        431,
+        'request headers too large',
+      ],
+    ];
+    for (const [raw, status, description] of cases) {
+      const r = parseRaw(await rawExchange(portOf(t), raw));
+      expect(r, raw.slice(0, 30)).toEqual({
+        status,
+        type: 'application/json; charset=utf-8',
+        body: errorBody(status, STATUS_CODES[status]!, description),
+      });
+    }
     expect(await healthy(t)).toBe(200);
   });
 

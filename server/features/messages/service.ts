@@ -38,6 +38,8 @@ export interface SendInput {
   extras?: Record<string, unknown>;
   /** Overrides the sender given to sendMessages (alert receivers name their source). */
   senderName?: string;
+  /** The message's time when it is not now (a heartbeat timeout is dated at its deadline). */
+  date?: number;
 }
 
 /**
@@ -76,13 +78,14 @@ function insertAll(
     const title = input.title !== undefined && input.title.trim() !== '' ? input.title : target.name;
     const priority = input.priority ?? target.default_priority;
     const sender = input.senderName ?? senderName;
+    const at = input.date ?? now;
     const id = insertMessage(ctx.db, {
       channelId: target.id,
       userId: target.user_id,
       message: input.message,
       title,
       priority,
-      date: now,
+      date: at,
       senderName: sender,
       extras: input.extras === undefined ? null : JSON.stringify(input.extras),
     });
@@ -92,7 +95,7 @@ function insertAll(
       message: input.message,
       title,
       priority,
-      date,
+      date: at === now ? date : rfc3339(at),
       senderName: sender,
       ...(input.extras === undefined ? {} : { extras: input.extras }),
     });
