@@ -72,7 +72,10 @@ function SchedulePreview({
   schedule,
   timezone,
   graceSec,
+  Heading,
 }: {
+  /** h2 when the form is the page, else h3 (headings go down one level at a time). */
+  Heading: 'h2' | 'h3';
   mode: 'interval' | 'cron';
   intervalSec: number;
   schedule: string;
@@ -85,7 +88,7 @@ function SchedulePreview({
     const ok = Number.isFinite(intervalSec) && intervalSec > 0;
     return (
       <section className="preview" aria-labelledby={headId}>
-        <h3 id={headId}>Preview</h3>
+        <Heading id={headId}>Preview</Heading>
         {ok ? (
           <p>
             A ping now ({formatInZone(now, browserTimeZone())}) is expected again by{' '}
@@ -105,7 +108,7 @@ function SchedulePreview({
   const r = nextFires(schedule, timezone, 5, now);
   return (
     <section className="preview" aria-labelledby={headId}>
-      <h3 id={headId}>Next fire times ({timezone})</h3>
+      <Heading id={headId}>Next fire times ({timezone})</Heading>
       {r.fires === undefined ? (
         <p className="error" role="alert">
           {r.error}
@@ -310,6 +313,7 @@ export function HeartbeatForm({
           />
         </div>
         <SchedulePreview
+          Heading={asPage ? 'h2' : 'h3'}
           mode={mode}
           intervalSec={intervalSec}
           schedule={schedule}
