@@ -198,7 +198,11 @@ describe('self-registration', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.errorDescription).toBe('email address not verified');
       const mail = await mailTo(s, 'self@example.com');
-      expect(mail.text).toContain(`${s.url}/user/verify?token=`);
+      // The mailed link opens a page of the UI (which then calls GET /user/verify), not the JSON API.
+      expect(mail.text).toContain(`${s.url}/verify-email?token=`);
+      const page = await fetch(/(http:\S+)/.exec(mail.text)![1]!, { headers: { Accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       const bad = await s.request('GET', '/user/verify?token=nope');
       expect(bad.status).toBe(400);
       expect(bad.body.errorDescription).toBe('invalid or expired verification link');

@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly body: Record<string, unknown> | null,
     message: string,
+    /** Seconds until a 429 may be retried (Retry-After, else the body's `retryAfter`); else null. */
+    readonly retryAfter: number | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -22,11 +24,31 @@ export class ApiError extends Error {
 
 /** A readable sentence for any thrown value; errors are shown, never swallowed. */
 export function errorText(err: unknown): string {
+  if (err instanceof ApiError && err.retryAfter !== null)
+    return `${err.message.replace(/[.\s]*$/, '')}. You can try again ${retryWhen(err.retryAfter)}.`;
   if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError)
     return 'Cannot reach the Belfry server. Check that it is running and try again.';
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** "in 45 seconds (at 09:41)": when a throttled request may be sent again. */
+export function retryWhen(seconds: number, now = Date.now()): string {
+  const at = new Date(now + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (seconds < 60) return `in ${seconds} second${seconds === 1 ? '' : 's'} (at ${at})`;
+  const minutes = Math.ceil(seconds / 60);
+  return `in ${minutes} minute${minutes === 1 ? '' : 's'} (at ${at})`;
+}
+
+/** Retry-After as seconds (delta or HTTP date), else a `retryAfter` number in the error body. */
+function retryAfterOf(res: Response, body: Record<string, unknown> | null): number | null {
+  const header = res.headers.get('Retry-After');
+  if (header && /^\d+$/.test(header.trim())) return Number(header.trim());
+  if (header && !Number.isNaN(Date.parse(header)))
+    return Math.max(0, Math.ceil((Date.parse(header) - Date.now()) / 1000));
+  const fromBody = body?.retryAfter;
+  return typeof fromBody === 'number' && Number.isFinite(fromBody) ? Math.max(0, Math.ceil(fromBody)) : null;
 }
 
 type Listener = (token: string | null) => void;
@@ -103,7 +125,7 @@ export async function api<T = unknown>(method: string, path: string, opts: Reque
     (typeof b?.errorDescription === 'string' && b.errorDescription) ||
     (typeof b?.error === 'string' && b.error) ||
     `${res.status} ${res.statusText || 'request failed'}`;
-  const err = new ApiError(res.status, b, description);
+  const err = new ApiError(res.status, b, description, res.status === 429 ? retryAfterOf(res, b) : null);
   if (res.status === 403 && b?.reason === 'sudo_required' && !opts.noSudo && sudoPrompt) {
     const methods = Array.isArray(b.methods) ? (b.methods as string[]) : ['password'];
     if (await sudoPrompt(methods)) return api<T>(method, path, { ...opts, noSudo: true });

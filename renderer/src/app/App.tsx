@@ -5,6 +5,7 @@ import { Account } from '../features/account/Account';
 import { Outbox } from '../features/admin/Outbox';
 import { Users } from '../features/admin/Users';
 import { ApiTokens } from '../features/api-tokens/ApiTokens';
+import { ACCOUNT_FLOW_PATHS } from '../features/auth/AccountFlows';
 import { PairClaim } from '../features/auth/PairClaim';
 import { SignIn } from '../features/auth/SignIn';
 import { SudoDialog } from '../features/auth/SudoDialog';
@@ -56,6 +57,17 @@ export function App() {
       <>
         <PlainHttpLanBanner />
         <PairClaim />
+      </>
+    );
+  const flow = ACCOUNT_FLOW_PATHS[path];
+  if (flow)
+    return (
+      <>
+        <PlainHttpLanBanner />
+        <header>
+          <ThemeToggle floating />
+        </header>
+        {flow()}
       </>
     );
   if (!token) {

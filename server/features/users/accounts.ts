@@ -62,7 +62,7 @@ function resetLink(ctx: AppContext, u: UserRow): string {
 
 function sendVerification(ctx: AppContext, u: UserRow): void {
   const token = signLink(ctx, 'verify', { uid: u.id, email: u.email.toLowerCase() }, VERIFY_LINK_TTL_MS);
-  const link = `${ctx.publicUrl()}/user/verify?token=${encodeURIComponent(token)}`;
+  const link = `${ctx.publicUrl()}/verify-email?token=${encodeURIComponent(token)}`;
   queueMail(ctx, {
     to: u.email,
     subject: 'Confirm your Belfry address',

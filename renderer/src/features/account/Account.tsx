@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { api, del, post } from '../../api/client';
 import { useSession } from '../../app/session';
 import { ErrorText, TextField, useAction } from '../../components/ui';
+import { newPasswordProblem, PASSWORD_HINT } from '../auth/password';
 import { PlanAndQuota } from './PlanAndQuota';
 import { QuietHoursForm } from './QuietHoursForm';
 import { TwoFactor } from './TwoFactor';
@@ -78,10 +79,8 @@ function PasswordForm() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setDone(false);
-    if (pass !== again) return setError(new Error('The new passwords differ.'));
-    if (pass.length < 8) return setError(new Error('The new password needs at least 8 characters.'));
-    if (new TextEncoder().encode(pass).length > 72)
-      return setError(new Error('The new password is longer than 72 bytes.'));
+    const problem = newPasswordProblem(pass, again);
+    if (problem) return setError(new Error(problem));
     void run(async () => {
       await post('/current/user/password', { oldPass, pass });
       setOldPass('');
@@ -104,7 +103,7 @@ function PasswordForm() {
       <div className="grid2">
         <TextField
           label="New password"
-          hint="8 characters or more"
+          hint={PASSWORD_HINT}
           type="password"
           autoComplete="new-password"
           value={pass}

@@ -1,7 +1,9 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, api } from '../../api/client';
 import { desktop } from '../../api/desktop';
+import { serverInfo } from '../../api/serverinfo';
 import type { LoginResponse, MfaChallenge } from '../../api/types';
+import { Link } from '../../app/router';
 import { useSession } from '../../app/session';
 import { ErrorText, TextField } from '../../components/ui';
 import { CodeField } from './CodeField';
@@ -32,6 +34,30 @@ export function SignIn() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [mfa, setMfa] = useState<MfaChallenge | null>(null);
+  const [register, setRegister] = useState(false);
+  // A 429 (too many failed attempts): when sign-in may be tried again, counted down on the button.
+  const [retryAt, setRetryAt] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  const waiting = Math.ceil((retryAt - now) / 1000);
+
+  useEffect(() => {
+    let live = true;
+    void serverInfo().then((info) => {
+      if (live) setRegister(info?.register === true);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    if (retryAt <= Date.now()) return;
+    const t = setInterval(() => {
+      setNow(Date.now());
+      if (Date.now() >= retryAt) clearInterval(t);
+    }, 1000);
+    return () => clearInterval(t);
+  }, [retryAt]);
 
   const done = (r: LoginResponse) => {
     if (r.suspended_device_id)
@@ -57,6 +83,10 @@ export function SignIn() {
       const challenge = err instanceof ApiError ? (err.body?.mfa as MfaChallenge | undefined) : undefined;
       if (challenge?.challenge) setMfa(challenge);
       else setError(err);
+      if (err instanceof ApiError && err.status === 429 && err.retryAfter !== null) {
+        setNow(Date.now());
+        setRetryAt(Date.now() + err.retryAfter * 1000);
+      }
     } finally {
       setBusy(false);
     }
@@ -85,9 +115,13 @@ export function SignIn() {
           required
         />
         <ErrorText error={error} />
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+        <button type="submit" className="primary" disabled={busy || waiting > 0}>
+          {busy ? 'Signing in…' : waiting > 0 ? `Sign in (wait ${waiting} s)` : 'Sign in'}
         </button>
+        <p className="auth-links">
+          <Link to="/forgot-password">Forgot password?</Link>
+          {register ? <Link to="/register">Create an account</Link> : null}
+        </p>
       </form>
     </main>
   );

@@ -4,6 +4,8 @@ import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
 
 const TAG_RE = /^[a-z0-9_-]+$/;
+/** A new channel's default priority: the API's when the body has none (server/features/channels/service.ts). */
+const DEFAULT_PRIORITY = 0;
 
 export function parseTags(input: string): string[] {
   return [
@@ -31,7 +33,7 @@ export function ChannelForm({
   const [description, setDescription] = useState(channel?.description ?? '');
   const [parentId, setParentId] = useState<string>(channel?.parentId ? String(channel.parentId) : '');
   const [tags, setTags] = useState((channel?.tags ?? []).join(', '));
-  const [priority, setPriority] = useState(channel?.defaultPriority ?? 5);
+  const [priority, setPriority] = useState(channel?.defaultPriority ?? DEFAULT_PRIORITY);
   const [sortKey, setSortKey] = useState(channel?.sortKey ?? '');
   const [saved, setSaved] = useState(false);
   const { busy, error, setError, run } = useAction();
