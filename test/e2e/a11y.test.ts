@@ -37,7 +37,8 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
 
   beforeAll(async () => {
     ensureRendererBuilt();
-    t = await startTestServer();
+    // Registration on, so the sign-in screen offers it and the registration screen has its form.
+    t = await startTestServer({ config: { registration: true } });
     const device = (await deviceToken(t, t.admin, 'laptop')).token;
     const channel = await makeChannel(t, device, { name: 'Ops' });
     // A heartbeat with a success and a failed ping, so its list row, uptime and ping log have content.
@@ -76,6 +77,27 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       await page.goto(t.url);
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       await check('sign-in');
+      // The account screens reached without signing in (issue 20).
+      await page.getByRole('link', { name: 'Forgot password?' }).click();
+      await page.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+      await check('/forgot-password');
+      await page.getByLabel('Email', { exact: true }).fill('nobody@example.com');
+      await page.getByRole('button', { name: 'Send reset link' }).click();
+      await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+      await check('/forgot-password, sent');
+      await page.goto(`${t.url}/reset-password?token=x.y`);
+      await page.getByRole('heading', { name: 'Set a new password' }).waitFor();
+      await page.getByLabel('New password', { exact: true }).fill('password-1');
+      await page.getByLabel('New password again', { exact: true }).fill('password-2');
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await page.getByRole('alert').waitFor();
+      await check('/reset-password with an error');
+      await page.goto(`${t.url}/register`);
+      await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+      await check('/register');
+      await page.goto(`${t.url}/verify-email?token=x.y`);
+      await page.getByRole('heading', { name: 'This link does not work' }).waitFor();
+      await check('/verify-email, a bad link');
       await signInToInbox(page, t.url, t.admin);
       await page.getByRole('heading', { name: 'Report' }).waitFor();
       await check('inbox');

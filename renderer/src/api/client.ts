@@ -25,7 +25,7 @@ export class ApiError extends Error {
 /** A readable sentence for any thrown value; errors are shown, never swallowed. */
 export function errorText(err: unknown): string {
   if (err instanceof ApiError && err.retryAfter !== null)
-    return `${err.message.replace(/[.\s]*$/, '')}. You can try again ${retryWhen(err.retryAfter)}.`;
+    return `${err.message.replace(/[;,.]?\s*(try again later)?[.\s]*$/i, '')}. You can try again ${retryWhen(err.retryAfter)}.`;
   if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError)
     return 'Cannot reach the Belfry server. Check that it is running and try again.';

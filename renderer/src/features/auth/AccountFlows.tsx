@@ -29,6 +29,8 @@ const BackToSignIn = ({ label = 'Back to sign-in' }: { label?: string }) => (
 );
 
 function NewPasswordFields(props: {
+  /** "New password" on the reset page, "Password" on registration. */
+  label: string;
   pass: string;
   again: string;
   setPass: (v: string) => void;
@@ -37,7 +39,7 @@ function NewPasswordFields(props: {
   return (
     <>
       <TextField
-        label="New password"
+        label={props.label}
         hint={PASSWORD_HINT}
         type="password"
         autoComplete="new-password"
@@ -46,7 +48,7 @@ function NewPasswordFields(props: {
         required
       />
       <TextField
-        label="New password again"
+        label={`${props.label} again`}
         type="password"
         autoComplete="new-password"
         value={props.again}
@@ -141,7 +143,13 @@ export function ResetPassword() {
   return (
     <AuthCard title="Set a new password" id="reset-title">
       <form className="stack" onSubmit={submit} aria-labelledby="reset-title">
-        <NewPasswordFields pass={pass} again={again} setPass={setPass} setAgain={setAgain} />
+        <NewPasswordFields
+          label="New password"
+          pass={pass}
+          again={again}
+          setPass={setPass}
+          setAgain={setAgain}
+        />
         <ErrorText error={error} />
         <button type="submit" className="primary" disabled={busy}>
           Set password
@@ -209,7 +217,7 @@ export function Register() {
           onChange={setEmail}
           required
         />
-        <NewPasswordFields pass={pass} again={again} setPass={setPass} setAgain={setAgain} />
+        <NewPasswordFields label="Password" pass={pass} again={again} setPass={setPass} setAgain={setAgain} />
         <ErrorText error={error} />
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create account'}
