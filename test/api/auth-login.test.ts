@@ -114,7 +114,9 @@ describe('POST /auth/local/login', () => {
     const dev = await deviceToken(t);
     const withToken = await t.request('POST', '/auth/local/login', { token: dev.token });
     expect(withToken.status).toBe(401);
-    expect(withToken.body.errorDescription).toBe('this kind of token is not accepted here');
+    expect(withToken.body.errorDescription).toBe(
+      'a device token (C…, from signing in) is not accepted here; this endpoint takes a username and password (Basic)',
+    );
     const none = await t.request('POST', '/auth/local/login');
     expect(none.status).toBe(401);
   });

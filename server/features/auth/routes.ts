@@ -1,7 +1,15 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { checkCookieOrigin, clientMeta, readCredential, resolveToken } from '../../http/auth';
+import {
+  checkCookieOrigin,
+  clientMeta,
+  kindNotAccepted,
+  kindOfToken,
+  missingCredential,
+  readCredential,
+  resolveToken,
+} from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
@@ -48,10 +56,12 @@ export function authRoutes(ctx: AppContext): RouteTable {
   // Basic only: the route authenticates itself so a 2FA account gets its challenge.
   t.post('/auth/local/login', null, async (req, res) => {
     const cred = readCredential(req);
-    if (!cred) throw errors.unauthorized();
-    if (cred.transport === 'malformed-authorization')
-      throw errors.unauthorized('malformed Authorization header');
-    if (cred.transport !== 'basic') throw errors.wrongTokenKind();
+    if (!cred) throw missingCredential(req);
+    if (cred.transport === 'malformed-authorization') throw errors.malformedAuthorization();
+    if (cred.transport !== 'basic') {
+      const kind = kindOfToken(cred.token);
+      throw kind ? kindNotAccepted(kind, ['basic']) : errors.invalidToken();
+    }
     const body = parseBody(req, loginBody);
     const meta = clientMeta(ctx, req);
     const user = await limited(ctx, signInKeys(cred.email, meta.ip), async () => {
