@@ -18,7 +18,7 @@ import { createDevice, rotateDevice } from '../devices/service';
 import { challengeUser, loginChallenge, mfaEnabled, pollChallenge, verifyChallenge } from '../mfa/service';
 import { checkPassword } from '../users/service';
 import { findUserByEmail, findUserById, type UserRow } from '../users/store';
-import { clearSessionCookie, setSessionCookie } from './cookie';
+import { clearSessionCookie, knownClientNonce, setKnownClientCookie, setSessionCookie } from './cookie';
 import { limited, signInKeys } from './rate-limit';
 
 export const DEFAULT_LOGIN_DEVICE_NAME = 'web';
@@ -47,6 +47,7 @@ function signIn(
 ) {
   const created = createDevice(ctx, user, device, clientMeta(ctx, req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
+  setKnownClientCookie(ctx, req, res, user.email);
   return presentSignIn(created, user.id);
 }
 
@@ -64,7 +65,8 @@ export function authRoutes(ctx: AppContext): RouteTable {
     }
     const body = parseBody(req, loginBody);
     const meta = clientMeta(ctx, req);
-    const user = await limited(ctx, signInKeys(cred.email, meta.ip), async () => {
+    const known = knownClientNonce(ctx, req, cred.email);
+    const user = await limited(ctx, signInKeys(cred.email, meta.ip, known), async () => {
       const u = findUserByEmail(ctx.db, cred.email);
       if (!(await checkPassword(ctx, u, cred.password)) || !u)
         throw errors.unauthorized('wrong username or password');
