@@ -27,12 +27,14 @@ describe('errors that say what to do', () => {
       json: { message: 'x'.repeat(MESSAGE_MAX_CHARS + 1) },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errorDescription).toContain(
-      `message is too long: at most ${MESSAGE_MAX_CHARS} characters`,
-    );
+    expect(res.body).toEqual({
+      error: 'Bad Request',
+      errorCode: 400,
+      errorDescription: `message: message is too long: at most ${MESSAGE_MAX_CHARS} characters`,
+    });
     const missing = await t.request('POST', '/message', { token: c.token, json: {} });
     expect(missing.status).toBe(400);
-    expect(missing.body.errorDescription).toContain('message is required');
+    expect(missing.body.errorDescription).toBe('message: message is required');
     const atLimit = await t.request('POST', '/message', {
       token: c.token,
       json: { message: 'x'.repeat(MESSAGE_MAX_CHARS) },
