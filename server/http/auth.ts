@@ -268,6 +268,8 @@ export async function authenticate(ctx: AppContext, req: AuthRequest, rule: Auth
     if (!ctx.auth.basic) throw errors.unauthorized();
     principal = await ctx.auth.basic(cred.email, cred.password, meta);
   } else {
+    // A masked hint has a kind's prefix and length: say it is a hint before judging its kind.
+    if (cred.token.includes('*')) throw errors.maskedToken();
     const kind = kindOfToken(cred.token);
     // Decide on the kind before touching the store: a wrong kind is 401 (point 10) or 403 (points 2, 7).
     if (kind && !rule.kinds.includes(kind) && !rule.forbid?.includes(kind))

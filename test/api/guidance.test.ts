@@ -93,11 +93,15 @@ describe('errors that say what to do', () => {
       [tokenHint(c.token), '/message'],
     ] as const) {
       const res = await t.request('GET', path, { token });
-      expect(res.status).toBe(401);
+      expect(res.status, `${path} ${token}`).toBe(401);
       expect(res.body.errorDescription).toBe(
         'this is the masked hint of a token (the * stand for hidden characters), not the token; use the full token shown once when it was created, or rotate it to get a new one',
       );
     }
+    // A device token's hint where a channel key is needed: called a hint, not a wrong kind.
+    const post = await t.request('POST', '/message', { token: hint, json: { message: 'x' } });
+    expect(post.status).toBe(401);
+    expect(post.body.errorDescription).toMatch(/^this is the masked hint of a token/);
   });
 });
 
