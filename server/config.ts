@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { smtpUrlProblem } from './features/mail/smtp-url';
 import {
   DEFAULT_PLANS,
   JSON_BODY_LIMIT_BYTES,
@@ -27,7 +28,10 @@ const configSchema = z.object({
   adminEmail: z.string().email().optional(),
   adminPassword: z.string().min(1).optional(),
   registration: boolish.default(false),
-  smtpUrl: z.string().optional(),
+  smtpUrl: z
+    .string()
+    .refine((v) => smtpUrlProblem(v) === null, { error: (i) => smtpUrlProblem(String(i.input)) ?? 'invalid' })
+    .optional(),
   mailFrom: z.string().default('belfry@localhost'),
   allowedOrigins: z
     .string()

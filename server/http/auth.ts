@@ -147,12 +147,40 @@ const PREFIX_KIND: Record<string, PrincipalKind> = { C: 'device', M: 'api', A: '
 
 /** Resolves a bare token (no transport) to a principal; used by HTTP routes, /ws and /stream alike. */
 export function resolveToken(ctx: AppContext, token: string, meta: RequestMeta): Principal {
+  // A hint from a list (tokenHint) pasted as the token: say so rather than "invalid".
+  if (token.includes('*')) throw errors.maskedToken();
   const prefix = tokenPrefix(token);
   const resolver = prefix ? ctx.auth.tokens.get(prefix) : undefined;
   if (!prefix || !resolver) throw errors.invalidToken();
   const principal = resolver(token, tokenDigest(token), meta);
   if (!principal) throw errors.invalidToken();
   return principal;
+}
+
+/** How 401s name each kind of credential (issue 20: errors that say what to do). */
+const KIND_LABEL: Record<PrincipalKind, string> = {
+  device: 'a device token (C…, from signing in)',
+  api: 'an API token (M…)',
+  app: 'a channel key (A…)',
+  share: 'a share key (S…)',
+  basic: 'a username and password (Basic)',
+};
+
+/** 401 for a credential of a kind the rule does not take, naming the kinds it does take. */
+export function kindNotAccepted(given: PrincipalKind, accepted: readonly PrincipalKind[]) {
+  const names = accepted.map((k) => KIND_LABEL[k]);
+  const list =
+    names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? 'no token');
+  return errors.tokenKindNotAccepted(KIND_LABEL[given], list);
+}
+
+/** Headers that look like a credential but are none Belfry reads (X-Api-Key, X-Gotify-Token, Api-Key...). */
+const CREDENTIAL_LIKE = /^(x-[\w-]*(key|token|auth[\w-]*)|api-?key|token|access-?token)$/i;
+
+/** No credential: the spec's 401, or one naming the accepted transports when a lookalike header was sent. */
+export function missingCredential(req: AuthRequest) {
+  const name = Object.keys(req.headers).find((h) => CREDENTIAL_LIKE.test(h));
+  return name ? errors.unknownCredentialHeader(name) : errors.unauthorized();
 }
 
 export function kindOfToken(token: string): PrincipalKind | null {
@@ -230,20 +258,22 @@ export function checkCookieOrigin(ctx: AppContext, req: AuthRequest, cred: Crede
 
 export async function authenticate(ctx: AppContext, req: AuthRequest, rule: AuthRule): Promise<Principal> {
   const cred = readCredential(req);
-  if (!cred) throw errors.unauthorized();
+  if (!cred) throw missingCredential(req);
   checkCookieOrigin(ctx, req, cred);
   const meta = clientMeta(ctx, req);
   let principal: Principal;
-  if (cred.transport === 'malformed-authorization')
-    throw errors.unauthorized('malformed Authorization header');
+  if (cred.transport === 'malformed-authorization') throw errors.malformedAuthorization();
   if (cred.transport === 'basic') {
     if (!rule.kinds.includes('basic')) throw errors.basicNotAccepted();
     if (!ctx.auth.basic) throw errors.unauthorized();
     principal = await ctx.auth.basic(cred.email, cred.password, meta);
   } else {
+    // A masked hint has a kind's prefix and length: say it is a hint before judging its kind.
+    if (cred.token.includes('*')) throw errors.maskedToken();
     const kind = kindOfToken(cred.token);
     // Decide on the kind before touching the store: a wrong kind is 401 (point 10) or 403 (points 2, 7).
-    if (kind && !rule.kinds.includes(kind) && !rule.forbid?.includes(kind)) throw errors.wrongTokenKind();
+    if (kind && !rule.kinds.includes(kind) && !rule.forbid?.includes(kind))
+      throw kindNotAccepted(kind, rule.kinds);
     principal = resolveToken(ctx, cred.token, meta);
     if (rule.forbid?.includes(principal.kind)) {
       throw principal.kind === 'api'

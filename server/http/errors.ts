@@ -85,7 +85,37 @@ export const errors = {
   planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
   // Per-user caps on sources (not plan limits; issue 11).
   userCap: (n: number, things: string) => new ApiError(403, `limit reached: at most ${n} ${things} per user`),
+  // Errors that say what to do (issue 20).
+  tokenKindNotAccepted: (given: string, accepted: string) =>
+    new ApiError(401, `${given} is not accepted here; this endpoint takes ${accepted}`),
+  maskedToken: () =>
+    new ApiError(
+      401,
+      'this is the masked hint of a token (the * stand for hidden characters), not the token; use the full token shown once when it was created, or rotate it to get a new one',
+    ),
+  malformedAuthorization: () =>
+    new ApiError(
+      401,
+      `malformed Authorization header: use "Bearer <token>" or "Basic <base64 of email:password>"; ${CREDENTIAL_TRANSPORTS}`,
+    ),
+  unknownCredentialHeader: (name: string) =>
+    new ApiError(401, `${name} is not a header Belfry reads credentials from; ${CREDENTIAL_TRANSPORTS}`),
+  /** 429 of a rate limit: when to retry, in the description, in `retryAfter` (seconds) and in Retry-After. */
+  retryLater: (what: string, retryAfterSec: number) => {
+    const sec = Math.max(1, Math.ceil(retryAfterSec));
+    return new ApiError(
+      429,
+      `${what}; try again in ${sec} s`,
+      429,
+      { retryAfter: sec },
+      { 'Retry-After': String(sec) },
+    );
+  },
 } as const;
+
+/** Where a token may be sent (spec "Authentication", point 1), for the 401s that name them. */
+const CREDENTIAL_TRANSPORTS =
+  'a token may be sent as X-Service-Key, X-Legacy-Key (or X-Gotify-Key), Authorization: Bearer <token>, ?token= or the session cookie';
 
 /**
  * Answers on a raw socket (a refused WebSocket upgrade, a request node's parser rejected) with an ordinary

@@ -23,7 +23,7 @@ describe('POST /auth/local/login', () => {
       user_id: u.id,
       platform: 'linux',
     });
-    expect(res.headers.get('set-cookie')).toBe(
+    expect(res.headers.getSetCookie()[0]).toBe(
       `service-client-token=${res.body.token}; Path=/; Max-Age=31536000; HttpOnly; SameSite=Lax`,
     );
     const me = await t.request('GET', '/current/user', { token: res.body.token, via: 'cookie' });
@@ -46,7 +46,7 @@ describe('POST /auth/local/login', () => {
     const s = await startTestServer({ config: { publicUrl: 'https://belfry.example.com' } });
     try {
       const res = await s.request('POST', '/auth/local/login', { basic: s.admin });
-      expect(res.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+      for (const c of res.headers.getSetCookie()) expect(c).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
     } finally {
       await s.close();
     }
@@ -114,7 +114,9 @@ describe('POST /auth/local/login', () => {
     const dev = await deviceToken(t);
     const withToken = await t.request('POST', '/auth/local/login', { token: dev.token });
     expect(withToken.status).toBe(401);
-    expect(withToken.body.errorDescription).toBe('this kind of token is not accepted here');
+    expect(withToken.body.errorDescription).toBe(
+      'a device token (C…, from signing in) is not accepted here; this endpoint takes a username and password (Basic)',
+    );
     const none = await t.request('POST', '/auth/local/login');
     expect(none.status).toBe(401);
   });
@@ -131,7 +133,8 @@ describe('POST /auth/local/login', () => {
       s.clock.advance(10_000);
       const limited = await s.request('POST', '/auth/local/login', { basic: s.admin });
       expect(limited.status).toBe(429);
-      expect(limited.body.errorDescription).toBe('too many failed attempts; try again later');
+      expect(limited.body.errorDescription).toBe('too many failed attempts; try again in 50 s');
+      expect(limited.body.retryAfter).toBe(50);
       expect(limited.headers.get('retry-after')).toBe('50');
       expect((await s.request('GET', '/current/user', { basic: s.admin })).status).toBe(429);
       s.clock.advance(50_000);

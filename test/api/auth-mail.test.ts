@@ -1,65 +1,18 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { sendMail } from '../../server/features/mail/service';
+import {
+  MAIL_MAX_ATTEMPTS,
+  MAIL_RETRY_FIRST_MS,
+  MAIL_RETRY_MAX_MS,
+  mailRetryDelay,
+  sendMail,
+} from '../../server/features/mail/service';
+import { ManualClock } from '../../server/lib/clock';
 import { apiToken, deviceToken, makeUser, sudo } from '../helpers/factories';
+import { startSmtp } from '../helpers/fake-smtp';
 import { startTestServer, type TestServer } from '../helpers/test-server';
-
-/** A tiny loopback SMTP server: enough of RFC 5321 for nodemailer, recording each message. */
-async function startSmtp(): Promise<{
-  url: string;
-  mails: { from: string; to: string[]; data: string }[];
-  close(): Promise<void>;
-}> {
-  const mails: { from: string; to: string[]; data: string }[] = [];
-  const server: Server = createServer((socket) => {
-    let buf = '';
-    let inData = false;
-    let cur = { from: '', to: [] as string[], data: '' };
-    socket.write('220 test ESMTP\r\n');
-    socket.on('data', (chunk) => {
-      buf += chunk.toString('utf8');
-      for (;;) {
-        if (inData) {
-          const end = buf.indexOf('\r\n.\r\n');
-          if (end < 0) return;
-          cur.data = buf.slice(0, end);
-          buf = buf.slice(end + 5);
-          inData = false;
-          mails.push(cur);
-          cur = { from: '', to: [], data: '' };
-          socket.write('250 queued\r\n');
-          continue;
-        }
-        const nl = buf.indexOf('\r\n');
-        if (nl < 0) return;
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 2);
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO' || verb === 'HELO') socket.write('250 test\r\n');
-        else if (verb === 'MAIL') {
-          cur.from = line;
-          socket.write('250 ok\r\n');
-        } else if (verb === 'RCPT') {
-          cur.to.push(line);
-          socket.write('250 ok\r\n');
-        } else if (verb === 'DATA') {
-          inData = true;
-          socket.write('354 go ahead\r\n');
-        } else if (verb === 'QUIT') {
-          socket.end('221 bye\r\n');
-        } else socket.write('250 ok\r\n');
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('mail through SMTP', () => {
   test('sendMail delivers through SMTP when BELFRY_SMTP_URL is set', async () => {
@@ -80,6 +33,104 @@ describe('mail through SMTP', () => {
       expect(count).toBe(0);
     } finally {
       await t.close();
+      await smtp.close();
+    }
+  });
+});
+
+describe('mail retries (issue 20: mail is never silently lost)', () => {
+  const mail = { to: 'someone@example.com', subject: 'Reset', text: 'https://x.test/reset#t' };
+  const outbox = (t: TestServer) =>
+    t.server.ctx.db.all<{ status: string; attempts: number; next_attempt_at: number | null }>(
+      'SELECT status, attempts, next_attempt_at FROM mail_outbox',
+    );
+  /** Moves the ManualClock and lets the due timer run what became due (no real waiting). */
+  async function advance(t: TestServer, ms: number) {
+    t.clock.advance(ms);
+    await t.server.scheduler.tick();
+  }
+
+  test('a send refused twice by the SMTP server is retried with backoff and delivered once, then leaves the outbox', async () => {
+    const smtp = await startSmtp();
+    const t = await startTestServer({ config: { smtpUrl: smtp.url } });
+    try {
+      smtp.failNext(2);
+      await sendMail(t.server.ctx, mail);
+      expect(smtp.attempts).toBe(1);
+      expect(smtp.mails).toHaveLength(0);
+      const start = t.clock.now();
+      expect(outbox(t)).toEqual([
+        { status: 'pending', attempts: 1, next_attempt_at: start + MAIL_RETRY_FIRST_MS },
+      ]);
+      // The admin sees the state, the attempts and the server's answer.
+      const dev = await deviceToken(t);
+      await sudo(t, dev);
+      const listed = await t.request('GET', '/admin/outbox', { token: dev.token });
+      expect(listed.body[0]).toMatchObject({
+        to: mail.to,
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: new Date(start + MAIL_RETRY_FIRST_MS).toISOString(),
+        lastError: expect.stringContaining('451 4.3.0 try again later'),
+      });
+      // Nothing before the backoff has passed.
+      await advance(t, MAIL_RETRY_FIRST_MS - 1);
+      expect(smtp.attempts).toBe(1);
+      await advance(t, 1);
+      expect(smtp.attempts).toBe(2);
+      expect(outbox(t)).toEqual([
+        { status: 'pending', attempts: 2, next_attempt_at: t.clock.now() + mailRetryDelay(2) },
+      ]);
+      expect(mailRetryDelay(2)).toBe(2 * MAIL_RETRY_FIRST_MS);
+      await advance(t, mailRetryDelay(2));
+      expect(smtp.attempts).toBe(3);
+      expect(smtp.mails).toHaveLength(1);
+      expect(smtp.mails[0]!.data).toContain('Subject: Reset');
+      expect(outbox(t)).toEqual([]);
+      await advance(t, MAIL_RETRY_MAX_MS);
+      expect(smtp.mails).toHaveLength(1);
+    } finally {
+      await t.close();
+      await smtp.close();
+    }
+  });
+
+  test('a mail the SMTP server keeps refusing is given up after MAIL_MAX_ATTEMPTS and stays visible as failed', async () => {
+    const smtp = await startSmtp();
+    const t = await startTestServer({ config: { smtpUrl: smtp.url } });
+    try {
+      smtp.failNext(1_000);
+      await sendMail(t.server.ctx, mail);
+      for (let i = 0; i < MAIL_MAX_ATTEMPTS + 3; i++) await advance(t, MAIL_RETRY_MAX_MS);
+      expect(smtp.attempts).toBe(MAIL_MAX_ATTEMPTS);
+      expect(outbox(t)).toEqual([{ status: 'failed', attempts: MAIL_MAX_ATTEMPTS, next_attempt_at: null }]);
+      expect(t.log.lines.some((l) => l.includes('mail failed; giving up'))).toBe(true);
+      expect(t.log.lines.filter((l) => l.includes('x.test/reset'))).toEqual([]);
+    } finally {
+      await t.close();
+      await smtp.close();
+    }
+  });
+
+  test('a queued retry survives a restart and is sent by the new process', async () => {
+    const smtp = await startSmtp();
+    const dataDir = mkdtempSync(join(tmpdir(), 'belfry-mail-'));
+    try {
+      const first = await startTestServer({ dataDir, config: { smtpUrl: smtp.url } });
+      smtp.failNext(1);
+      await sendMail(first.server.ctx, mail);
+      await first.close();
+      const clock = new ManualClock(first.clock.now());
+      const again = await startTestServer({ dataDir, clock, config: { smtpUrl: smtp.url } });
+      try {
+        await advance(again, MAIL_RETRY_FIRST_MS);
+        expect(smtp.mails).toHaveLength(1);
+        expect(outbox(again)).toEqual([]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
       await smtp.close();
     }
   });
@@ -114,6 +165,10 @@ describe('GET /admin/outbox', () => {
         text: 'plain',
         html: '<p>plain</p>',
         createdAt: '2026-01-15T12:00:00.000Z',
+        status: 'kept',
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
       },
       {
         id: 1,
@@ -122,6 +177,10 @@ describe('GET /admin/outbox', () => {
         text: 'see https://belfry.test/link?x=1 now',
         html: null,
         createdAt: '2026-01-15T12:00:00.000Z',
+        status: 'kept',
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
       },
     ]);
     const page = await t.request('GET', '/admin/outbox?limit=1&before=2', { token: dev.token });

@@ -121,7 +121,8 @@ describe('POST /current/user/sudo', () => {
       expect(limited.body).toEqual({
         error: 'Too Many Requests',
         errorCode: 429,
-        errorDescription: 'too many failed attempts; try again later',
+        errorDescription: 'too many failed attempts; try again in 50 s',
+        retryAfter: 50,
       });
       expect(limited.headers.get('retry-after')).toBe('50');
       s.clock.advance(50_000);

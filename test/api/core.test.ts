@@ -112,7 +112,11 @@ describe('token kinds on routes that accept only some', () => {
     for (const token of [device, apiWrite]) {
       const res = await t.request('GET', '/_probe/app', { token });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(body401('this kind of token is not accepted here'));
+      expect(res.body).toEqual(
+        body401(
+          `${token === device ? 'a device token (C…, from signing in)' : 'an API token (M…)'} is not accepted here; this endpoint takes a channel key (A…) or a share key (S…)`,
+        ),
+      );
     }
     expect((await t.request('GET', '/_probe/app', { token: keyWrite })).body).toEqual({ kind: 'app' });
   });

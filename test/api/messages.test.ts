@@ -92,7 +92,9 @@ describe('POST /message', () => {
     const api = await apiToken(t, { token: dev });
     const r1 = await t.request('POST', '/message', { token: dev, json: { message: 'x' } });
     expect(r1.status).toBe(401);
-    expect(r1.body.errorDescription).toBe('this kind of token is not accepted here');
+    expect(r1.body.errorDescription).toBe(
+      'a device token (C…, from signing in) is not accepted here; this endpoint takes a channel key (A…) or a share key (S…)',
+    );
     expect((await t.request('POST', '/message', { token: api.token, json: { message: 'x' } })).status).toBe(
       401,
     );

@@ -18,11 +18,13 @@ const FORBIDDEN_CROSS_SITE = {
   errorCode: 403,
   errorDescription: 'a request from another site cannot use the session cookie',
 };
-const TOO_MANY = {
+/** The 429 of a spent limit: when to retry in the text, in `retryAfter` and in Retry-After (issue 20). */
+const tooMany = (sec: number) => ({
   error: 'Too Many Requests',
   errorCode: 429,
-  errorDescription: 'too many failed attempts; try again later',
-};
+  errorDescription: `too many failed attempts; try again in ${sec} s`,
+  retryAfter: sec,
+});
 
 function totp(s: TestServer, secret: string): string {
   return generateSync({ secret, epoch: Math.floor(s.clock.now() / 1000) });
@@ -266,7 +268,7 @@ describe('sign-in throttling', () => {
         expect(statuses(all)).toEqual({ [wrong]: LOGIN_FAILURES_PER_MINUTE, 429: 40 });
         const right = await send(s, s.admin.password, dev);
         expect(right.status).toBe(429);
-        expect(right.body).toEqual(TOO_MANY);
+        expect(right.body).toEqual(tooMany(60));
         expect(right.headers.get('retry-after')).toBe('60');
         s.clock.advance(59_000);
         expect((await send(s, s.admin.password, dev)).status).toBe(429);
@@ -345,7 +347,7 @@ describe('sign-in throttling', () => {
       }
       const fresh = await s.request('POST', '/auth/local/login', { basic: s.admin, headers: from(250) });
       expect(fresh.status).toBe(429);
-      expect(fresh.body).toEqual(TOO_MANY);
+      expect(fresh.body).toEqual(tooMany(Number(fresh.headers.get('retry-after'))));
       // Another account from a spent address is not affected.
       const other = makeUser(s);
       expect((await s.request('POST', '/auth/local/login', { basic: other, headers: from(0) })).status).toBe(

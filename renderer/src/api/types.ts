@@ -172,6 +172,11 @@ export interface OutboxMail {
   text: string;
   html: string | null;
   createdAt: string;
+  /** kept: no SMTP configured; pending: to be (re)sent at nextAttemptAt; failed: given up. */
+  status: 'kept' | 'pending' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
 }
 
 export interface Pairing {

@@ -7,7 +7,7 @@ import { currentUserRoutes } from '../current-user/routes';
 import { pruneActivity } from '../devices/service';
 import type { Feature } from '../index';
 import { mailRoutes } from '../mail/routes';
-import { closeMail, pruneOutbox } from '../mail/service';
+import { closeMail, mailDueSource, pruneOutbox } from '../mail/service';
 import { mfaRoutes } from '../mfa/routes';
 import { mfaEnabled } from '../mfa/service';
 import { deleteDeadChallenges } from '../mfa/store';
@@ -38,6 +38,8 @@ function initAccounts(ctx: AppContext, hooks: Parameters<NonNullable<Feature['in
   hooks.retention.register('device-activity', pruneActivity);
   hooks.retention.register('mfa-challenges', (c) => deleteDeadChallenges(c.db, c.clock.now() - 86_400_000));
   hooks.retention.register('mail-outbox', pruneOutbox);
+  // Queued SMTP mail is retried by the one due timer (issue 20), never by polling.
+  ctx.due.register(mailDueSource);
   hooks.retention.register('sudo-windows', (c) => deleteExpiredSudo(c.db, c.clock.now()));
 }
 

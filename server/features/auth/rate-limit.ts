@@ -21,6 +21,7 @@ const HOUR_MS = 3_600_000;
 export type RateScope =
   | 'login'
   | 'login-account'
+  | 'login-known'
   | 'mfa'
   | 'sudo'
   | 'pairing'
@@ -49,7 +50,7 @@ export class FailureLimiter {
     const list = this.recent(key, now);
     if (list.length >= this.max) {
       const retryMs = list[0]! + this.windowMs - now;
-      throw errors.tooManyRequests('too many failed attempts; try again later', retryMs / 1000);
+      throw errors.retryLater('too many failed attempts', retryMs / 1000);
     }
   }
 
@@ -117,9 +118,14 @@ export function limiter(ctx: AppContext, scope: RateScope): FailureLimiter {
 /** One count an attempt is held to: the scope and the key within it (an address, an account, a pair). */
 export type RateKey = readonly [scope: RateScope, key: string];
 
-/** The keys of a sign-in attempt (login, Basic): the account with the client address, and the account. */
-export function signInKeys(email: string, address: string): RateKey[] {
+/**
+ * The keys of a sign-in attempt (login, Basic): the account with the client address, and the account.
+ * A known client (a browser holding the known-client cookie of this account, auth/cookie.ts) is counted
+ * apart, under its cookie's nonce only: failures of anyone else, even from its address, never reach it.
+ */
+export function signInKeys(email: string, address: string, knownNonce: string | null = null): RateKey[] {
   const account = email.trim().toLowerCase();
+  if (knownNonce) return [['login-known', `${account}\n${knownNonce}`]];
   return [
     ['login', `${account}\n${address}`],
     ['login-account', account],

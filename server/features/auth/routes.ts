@@ -1,7 +1,15 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { checkCookieOrigin, clientMeta, readCredential, resolveToken } from '../../http/auth';
+import {
+  checkCookieOrigin,
+  clientMeta,
+  kindNotAccepted,
+  kindOfToken,
+  missingCredential,
+  readCredential,
+  resolveToken,
+} from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
@@ -10,7 +18,7 @@ import { createDevice, rotateDevice } from '../devices/service';
 import { challengeUser, loginChallenge, mfaEnabled, pollChallenge, verifyChallenge } from '../mfa/service';
 import { checkPassword } from '../users/service';
 import { findUserByEmail, findUserById, type UserRow } from '../users/store';
-import { clearSessionCookie, setSessionCookie } from './cookie';
+import { clearSessionCookie, knownClientNonce, setKnownClientCookie, setSessionCookie } from './cookie';
 import { limited, signInKeys } from './rate-limit';
 
 export const DEFAULT_LOGIN_DEVICE_NAME = 'web';
@@ -39,6 +47,7 @@ function signIn(
 ) {
   const created = createDevice(ctx, user, device, clientMeta(ctx, req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
+  setKnownClientCookie(ctx, req, res, user.email);
   return presentSignIn(created, user.id);
 }
 
@@ -48,13 +57,16 @@ export function authRoutes(ctx: AppContext): RouteTable {
   // Basic only: the route authenticates itself so a 2FA account gets its challenge.
   t.post('/auth/local/login', null, async (req, res) => {
     const cred = readCredential(req);
-    if (!cred) throw errors.unauthorized();
-    if (cred.transport === 'malformed-authorization')
-      throw errors.unauthorized('malformed Authorization header');
-    if (cred.transport !== 'basic') throw errors.wrongTokenKind();
+    if (!cred) throw missingCredential(req);
+    if (cred.transport === 'malformed-authorization') throw errors.malformedAuthorization();
+    if (cred.transport !== 'basic') {
+      const kind = kindOfToken(cred.token);
+      throw kind ? kindNotAccepted(kind, ['basic']) : errors.invalidToken();
+    }
     const body = parseBody(req, loginBody);
     const meta = clientMeta(ctx, req);
-    const user = await limited(ctx, signInKeys(cred.email, meta.ip), async () => {
+    const known = knownClientNonce(ctx, req, cred.email);
+    const user = await limited(ctx, signInKeys(cred.email, meta.ip, known), async () => {
       const u = findUserByEmail(ctx.db, cred.email);
       if (!(await checkPassword(ctx, u, cred.password)) || !u)
         throw errors.unauthorized('wrong username or password');

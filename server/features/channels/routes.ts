@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { principalOf, READ, TOK, TOK_BASIC } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
-import { singleFileUpload } from '../../http/upload';
+import { formFieldsOnly, singleFileUpload } from '../../http/upload';
 import { idParam, parseBody, recursiveFlag } from '../../http/validate';
 import {
   CHANNEL_NAME_MAX,
@@ -69,6 +69,8 @@ const testBody = z.object({ adapter: z.string().optional() });
 const IMAGE_FILE_RE = /^[a-f0-9]{32}\.(png|jpg|gif|webp)$/;
 
 const WRITE = { ...TOK, access: 'write' } as const;
+/** Multipart text fields of POST /application (no files); a few more than its five form fields. */
+const applicationForm = formFieldsOnly(10);
 
 export function channelRoutes(ctx: AppContext): RouteTable {
   const t = new RouteTable(ctx, 'channels');
@@ -79,11 +81,17 @@ export function channelRoutes(ctx: AppContext): RouteTable {
     const health = channelHealth(ctx, [...visibleIds]);
     return list.map((v) => presentChannel(ctx, v, { visibleIds, viewer, health }));
   });
-  t.post('/application', { ...TOK_BASIC, access: 'write' }, (req) => {
-    const viewer = principalOf(req);
-    const { channel, token } = createChannel(ctx, viewer, parseBody(req, createBody));
-    return presentChannel(ctx, channel, { fullToken: token, viewer });
-  });
+  t.post(
+    '/application',
+    { ...TOK_BASIC, access: 'write' },
+    (req) => {
+      const viewer = principalOf(req);
+      const { channel, token } = createChannel(ctx, viewer, parseBody(req, createBody));
+      return presentChannel(ctx, channel, { fullToken: token, viewer });
+    },
+    // The spec's "may also be sent as a form" in either encoding: the older protocol's clients send multipart.
+    applicationForm,
+  );
   t.put('/application/:id', WRITE, (req) => {
     const viewer = principalOf(req);
     return presentChannel(ctx, updateChannelFor(ctx, viewer, idParam(req), parseBody(req, updateBody)), {

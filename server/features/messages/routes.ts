@@ -31,7 +31,10 @@ import {
 // null counts as absent: clients of the older protocol send `"extras": null`.
 const nullish = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
 export const sendBody = z.object({
-  message: z.string({ error: 'message is required' }).min(1, 'message is required').max(MESSAGE_MAX_CHARS),
+  message: z
+    .string({ error: 'message is required' })
+    .min(1, 'message is required')
+    .max(MESSAGE_MAX_CHARS, `message is too long: at most ${MESSAGE_MAX_CHARS} characters`),
   title: nullish(z.string().max(TITLE_MAX_CHARS)),
   priority: nullish(z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX)),
   extras: nullish(z.record(z.string(), z.unknown())),

@@ -1,5 +1,6 @@
 import { PLAIN_HTTP_LAN_WARNING } from '../../config';
 import type { AppContext } from '../../context';
+import { DEV } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { buildInfo } from '../../lib/version';
 
@@ -30,5 +31,8 @@ export function systemRoutes(ctx: AppContext): RouteTable {
   });
   t.get('/serverinfo', null, serverinfo);
   t.get('/gotifyinfo', null, serverinfo);
+  // Compatibility addition: the older protocol's Android app lists plugins after signing in and treats
+  // anything but a list as a failure. Belfry has no plugins; a device token, as the older /plugin takes.
+  t.get('/plugin', DEV, () => []);
   return t;
 }

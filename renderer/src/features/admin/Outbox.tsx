@@ -3,7 +3,10 @@ import { get } from '../../api/client';
 import type { OutboxMail } from '../../api/types';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
 
-/** Mail kept when no SMTP server is configured (BELFRY_SMTP_URL unset): verification and reset links. */
+/**
+ * Mail kept when no SMTP server is configured (BELFRY_SMTP_URL unset): verification and reset links;
+ * with SMTP, mail the server refused so far (retried with backoff) or gave up on.
+ */
 export function Outbox() {
   const [mails, setMails] = useState<OutboxMail[]>([]);
   const [open, setOpen] = useState<number | null>(null);
@@ -22,7 +25,9 @@ export function Outbox() {
         </button>
       </div>
       <p className="hint">
-        With no SMTP server configured, Belfry keeps outgoing mail here so you can pass links on by hand.
+        With no SMTP server configured, Belfry keeps outgoing mail here so you can pass links on by hand. With
+        SMTP, mail the server has not accepted yet waits here: it is retried with growing pauses, and after
+        the last attempt it is marked failed.
       </p>
       <ErrorText error={load.error} />
       {mails.length === 0 && !load.busy ? <p className="empty">No mail.</p> : null}
@@ -36,14 +41,27 @@ export function Outbox() {
               onClick={() => setOpen(open === m.id ? null : m.id)}
             >
               <span className="grow">
-                <strong>{m.subject}</strong> to {m.to}
+                <strong>{m.subject}</strong> to {m.to}{' '}
+                {m.status === 'kept' ? null : <span className="tag">{statusLabel(m)}</span>}
               </span>
               <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
             </button>
+            {open === m.id && m.lastError ? (
+              <p className="hint">
+                Last error: <code>{m.lastError}</code>
+              </p>
+            ) : null}
             {open === m.id ? <pre className="mail-text">{m.text}</pre> : null}
           </li>
         ))}
       </ul>
     </section>
   );
+}
+
+/** "sending again <date> (2 attempts)" or "failed after 8 attempts". */
+function statusLabel(m: OutboxMail): string {
+  const tries = `${m.attempts} attempt${m.attempts === 1 ? '' : 's'}`;
+  if (m.status === 'failed') return `failed after ${tries}`;
+  return m.nextAttemptAt ? `retrying ${formatDate(m.nextAttemptAt)} (${tries})` : `sending (${tries})`;
 }

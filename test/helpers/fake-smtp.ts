@@ -1,0 +1,83 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:net';
+
+export interface FakeSmtp {
+  url: string;
+  /** Accepted messages. */
+  mails: { from: string; to: string[]; data: string }[];
+  /** MAIL FROM commands seen (accepted or refused): one per send attempt. */
+  attempts: number;
+  /** Refuse the next n attempts with `451 try again later` at MAIL FROM. */
+  failNext(n: number): void;
+  close(): Promise<void>;
+}
+
+/** A tiny loopback SMTP server: enough of RFC 5321 for nodemailer, recording each message. */
+export async function startSmtp(): Promise<FakeSmtp> {
+  let failing = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const state: FakeSmtp = {
+    url: '',
+    mails: [],
+    attempts: 0,
+    failNext: (n) => {
+      failing = n;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let buf = '';
+    let inData = false;
+    let cur = { from: '', to: [] as string[], data: '' };
+    socket.write('220 test ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buf += chunk.toString('utf8');
+      for (;;) {
+        if (inData) {
+          const end = buf.indexOf('\r\n.\r\n');
+          if (end < 0) return;
+          cur.data = buf.slice(0, end);
+          buf = buf.slice(end + 5);
+          inData = false;
+          state.mails.push(cur);
+          cur = { from: '', to: [], data: '' };
+          socket.write('250 queued\r\n');
+          continue;
+        }
+        const nl = buf.indexOf('\r\n');
+        if (nl < 0) return;
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 2);
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'EHLO' || verb === 'HELO') socket.write('250 test\r\n');
+        else if (verb === 'MAIL') {
+          state.attempts++;
+          if (failing > 0) {
+            failing--;
+            socket.write('451 4.3.0 try again later\r\n');
+            continue;
+          }
+          cur.from = line;
+          socket.write('250 ok\r\n');
+        } else if (verb === 'RCPT') {
+          cur.to.push(line);
+          socket.write('250 ok\r\n');
+        } else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') {
+          socket.end('221 bye\r\n');
+        } else socket.write('250 ok\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
