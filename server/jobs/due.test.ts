@@ -63,10 +63,11 @@ describe('DueTimer', () => {
     const { ctx, due, clock } = setup();
     let left = 3;
     let ioTurn = false;
+    let backlog = false; // nothing due at start(), so the real timer is armed at its cap and never races runDueNow
     const seen: boolean[] = [];
     due.register({
       name: 'backlog',
-      nextDueAt: () => (left > 0 ? clock.now() : null),
+      nextDueAt: () => (backlog && left > 0 ? clock.now() : null),
       runDue: () => {
         seen.push(ioTurn);
         ioTurn = false;
@@ -77,6 +78,7 @@ describe('DueTimer', () => {
       },
     });
     due.start(ctx);
+    backlog = true;
     await due.runDueNow();
     expect(seen).toEqual([false, true, true]);
   });
