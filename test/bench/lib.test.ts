@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { interleavedLatency, median, percentile, summariseRounds } from './lib';
+import { alternate, interleavedLatency, median, pairedRatio, percentile, summariseRounds } from './lib';
 
 describe('bench statistics', () => {
   it('median of odd and even lists, without reordering the input', () => {
@@ -25,6 +25,23 @@ describe('bench statistics', () => {
     expect(s.medianRoundP99).toBe(1.98);
     expect(s.p99).toBe(50);
     expect(s.p50).toBeCloseTo(1.5, 1);
+  });
+
+  it('paired ratio: the median of the per-round ratios, not the ratio of the medians', () => {
+    // Round 2 is slow for both (a neighbour's burst): paired, it does not count against either side.
+    expect(pairedRatio([900, 300, 1000], [1000, 400, 1250])).toBe(0.8);
+    // Ratio of the medians would be 900 / 1000 = 0.9.
+    expect(pairedRatio([900, 100, 1000], [1000, 400, 1250], 3)).toBe(0.8);
+    expect(pairedRatio([1, 2, 3], [2, 0])).toBe(0.5);
+    expect(pairedRatio([1], [0])).toBeNaN();
+    expect(pairedRatio([], [])).toBeNaN();
+  });
+
+  it('alternate: forward on even rounds, backward on odd ones, without touching the input', () => {
+    const names = ['belfry', 'reference', 'bare'];
+    expect(alternate(names, 0)).toEqual(['belfry', 'reference', 'bare']);
+    expect(alternate(names, 1)).toEqual(['bare', 'reference', 'belfry']);
+    expect(names).toEqual(['belfry', 'reference', 'bare']);
   });
 });
 
