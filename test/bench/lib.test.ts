@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alternate, interleavedLatency, median, pairedRatio, percentile, summariseRounds } from './lib';
+import {
+  alternate,
+  interleavedLatency,
+  median,
+  pairedDifference,
+  pairedRatio,
+  percentile,
+  summariseRounds,
+} from './lib';
 
 describe('bench statistics', () => {
   it('median of odd and even lists, without reordering the input', () => {
@@ -35,6 +43,14 @@ describe('bench statistics', () => {
     expect(pairedRatio([1, 2, 3], [2, 0])).toBe(0.5);
     expect(pairedRatio([1], [0])).toBeNaN();
     expect(pairedRatio([], [])).toBeNaN();
+  });
+
+  it('paired difference: the median of the per-round differences', () => {
+    // The floor's noisy round 1 lifts Belfry's too: paired, it cancels out.
+    expect(pairedDifference([7.3, 3.56, 1.57, 4.34, 3.97], [4.11, 2.22, 0.75, 3.54, 1.88])).toBe(1.34);
+    // The difference of the medians would be 3.97 − 2.22 = 1.75.
+    expect(pairedDifference([1, 2], [2])).toBe(-1);
+    expect(pairedDifference([], [1])).toBeNaN();
   });
 
   it('alternate: forward on even rounds, backward on odd ones, without touching the input', () => {

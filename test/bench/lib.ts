@@ -372,6 +372,16 @@ export function pairedRatio(a: readonly number[], b: readonly number[], digits =
   return ratios.length === 0 ? Number.NaN : round(median(ratios), digits);
 }
 
+/**
+ * a − b of rounds measured side by side (round i of each at the same moments): the median of the
+ * per-round differences, to `digits` places; NaN without a pair.
+ */
+export function pairedDifference(a: readonly number[], b: readonly number[], digits = 2): number {
+  const n = Math.min(a.length, b.length);
+  if (n === 0) return Number.NaN;
+  return round(median(Array.from({ length: n }, (_, i) => a[i]! - b[i]!)), digits);
+}
+
 /** Median of a non-empty list. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
