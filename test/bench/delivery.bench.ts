@@ -194,6 +194,14 @@ export async function run(): Promise<Result> {
         rounds[a]!.map((x) => x.rps),
         rounds[b]!.map((x) => x.rps),
       );
+    // Under a loaded machine's slow fdatasyncs the req/s above follow the group commit more than the
+    // CPU; the CPU per POST is the throughput the server would reach where it is CPU-bound.
+    for (const [a, b] of RATIOS)
+      result[`CPU-bound throughput ratio ${a} / ${b} (${b}'s CPU per POST ÷ ${a}'s, paired rounds)`] =
+        pairedRatio(
+          rounds[b]!.map((x) => x.cpuUs),
+          rounds[a]!.map((x) => x.cpuUs),
+        );
     if (process.env.BENCH_PARTS !== 'throughput') {
       // Publish → receive in rounds alternating between the servers, like the throughput: one round's
       // p99 is decided by its slowest few posts (each fans out to all 1,000 sockets), so one neighbour's
