@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { interleavedLatency, median, percentile, summariseRounds } from './lib';
+import {
+  alternate,
+  interleavedLatency,
+  median,
+  pairedDifference,
+  pairedRatio,
+  percentile,
+  summariseRounds,
+} from './lib';
 
 describe('bench statistics', () => {
   it('median of odd and even lists, without reordering the input', () => {
@@ -25,6 +33,31 @@ describe('bench statistics', () => {
     expect(s.medianRoundP99).toBe(1.98);
     expect(s.p99).toBe(50);
     expect(s.p50).toBeCloseTo(1.5, 1);
+  });
+
+  it('paired ratio: the median of the per-round ratios, not the ratio of the medians', () => {
+    // Round 2 is slow for both (a neighbour's burst): paired, it does not count against either side.
+    expect(pairedRatio([900, 300, 1000], [1000, 400, 1250])).toBe(0.8);
+    // Ratio of the medians would be 900 / 1000 = 0.9.
+    expect(pairedRatio([900, 100, 1000], [1000, 400, 1250], 3)).toBe(0.8);
+    expect(pairedRatio([1, 2, 3], [2, 0])).toBe(0.5);
+    expect(pairedRatio([1], [0])).toBeNaN();
+    expect(pairedRatio([], [])).toBeNaN();
+  });
+
+  it('paired difference: the median of the per-round differences', () => {
+    // The floor's noisy round 1 lifts Belfry's too: paired, it cancels out.
+    expect(pairedDifference([7.3, 3.56, 1.57, 4.34, 3.97], [4.11, 2.22, 0.75, 3.54, 1.88])).toBe(1.34);
+    // The difference of the medians would be 3.97 − 2.22 = 1.75.
+    expect(pairedDifference([1, 2], [2])).toBe(-1);
+    expect(pairedDifference([], [1])).toBeNaN();
+  });
+
+  it('alternate: forward on even rounds, backward on odd ones, without touching the input', () => {
+    const names = ['belfry', 'reference', 'bare'];
+    expect(alternate(names, 0)).toEqual(['belfry', 'reference', 'bare']);
+    expect(alternate(names, 1)).toEqual(['bare', 'reference', 'belfry']);
+    expect(names).toEqual(['belfry', 'reference', 'bare']);
   });
 });
 

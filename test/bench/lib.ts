@@ -353,6 +353,35 @@ export async function interleavedLatency(
   return rounds.map(summariseRounds);
 }
 
+/** Round r's order: forward on even rounds, backward on odd ones (each server leads and trails alike). */
+export function alternate<T>(items: readonly T[], r: number): T[] {
+  return r % 2 === 0 ? [...items] : [...items].reverse();
+}
+
+/**
+ * a / b of rounds measured side by side: the median of the per-round ratios (round i of `a` against
+ * round i of `b`, the same moments of the machine), to `digits` places. Rounds without a partner, or
+ * with a zero or non-finite partner, are left out; none left: NaN.
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[], digits = 2): number {
+  const ratios: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const r = a[i]! / b[i]!;
+    if (Number.isFinite(r) && b[i] !== 0) ratios.push(r);
+  }
+  return ratios.length === 0 ? Number.NaN : round(median(ratios), digits);
+}
+
+/**
+ * a − b of rounds measured side by side (round i of each at the same moments): the median of the
+ * per-round differences, to `digits` places; NaN without a pair.
+ */
+export function pairedDifference(a: readonly number[], b: readonly number[], digits = 2): number {
+  const n = Math.min(a.length, b.length);
+  if (n === 0) return Number.NaN;
+  return round(median(Array.from({ length: n }, (_, i) => a[i]! - b[i]!)), digits);
+}
+
 /** Median of a non-empty list. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);

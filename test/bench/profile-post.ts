@@ -1,11 +1,14 @@
 /**
  * Profiling aid (not a benchmark): runs Belfry in a child with --cpu-prof under 50 concurrent
- * POST /message senders for a few seconds and prints the hottest functions by self time.
- *   npx tsx test/bench/profile-post.ts [seconds]
+ * POST /message senders for a few seconds and prints the hottest functions by self time. With a socket
+ * count, that many WebSockets of the channel's owner are open throughout, so every message fans out to
+ * all of them (the fan-out in the profile; the senders then run at the rate the fan-out allows).
+ *   npx tsx test/bench/profile-post.ts [seconds] [sockets]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { closedLoopLoad, openBenchStore, seedFixture, spawnServer } from './lib';
 
 interface Node {
@@ -15,14 +18,31 @@ interface Node {
 }
 
 const seconds = Number(process.argv[2] ?? 5);
+const socketCount = Number(process.argv[3] ?? 0);
 const dataDir = mkdtempSync(join(tmpdir(), 'belfry-prof-'));
 const profDir = mkdtempSync(join(tmpdir(), 'belfry-cpuprof-'));
 const store = await openBenchStore(dataDir);
-const fx = seedFixture(store);
+const fx = seedFixture(store, { devices: Math.max(1, Math.min(100, socketCount)) });
 await store.close();
 process.env.BENCH_CPU_PROF = profDir;
 const server = await spawnServer('test/bench/servers/belfry.ts', { BENCH_DATA_DIR: dataDir });
 delete process.env.BENCH_CPU_PROF;
+let frames = 0;
+const sockets: WebSocket[] = [];
+for (let i = 0; i < socketCount; i++) {
+  const ws = new WebSocket(
+    `ws://127.0.0.1:${server.port}/ws?token=${fx.devices[i % fx.devices.length]!.token}`,
+    {
+      perMessageDeflate: false,
+    },
+  );
+  ws.on('message', () => frames++);
+  sockets.push(ws);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+}
 const body = JSON.stringify({
   title: 'bench',
   message: 'a message of ordinary length for the benchmark',
@@ -42,7 +62,9 @@ const r = await closedLoopLoad({
   }),
 });
 const cpu = server.cpuMs() - cpu0;
+for (const ws of sockets) ws.terminate();
 await server.stop();
+if (socketCount > 0) console.log(`${frames} frames received by ${socketCount} sockets`);
 console.log(
   `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, errors ${r.errors}, ~${((cpu * 1000) / (r.ok * ((seconds + 1) / seconds))).toFixed(0)} µs CPU/request`,
 );

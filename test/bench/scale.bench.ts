@@ -22,6 +22,7 @@ import {
   formatRounds,
   httpGetBytes,
   interleavedLatency,
+  pairedDifference,
   type Result,
   ROOT,
   round,
@@ -152,6 +153,11 @@ export async function run(): Promise<Result> {
         );
         result['the same bytes from raw node:http (the floor): pooled p50 / p99 ms'] =
           `${round(same!.p50, 2)} / ${round(same!.p99, 2)}`;
+        // Issue 22's tail target: the deep page's p99 against the floor's at the same moments (per round).
+        result['deep page p99 minus the floor’s, per round, median ms'] = pairedDifference(
+          deep!.roundP99,
+          same!.roundP99,
+        );
       } finally {
         await floorServer.kill();
       }
