@@ -2,7 +2,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { indexAllPending, MESSAGE_SEARCH_INDEX } from '../features/messages/search-index';
+import { indexAllPending, indexSearchBatch, MESSAGE_SEARCH_INDEX } from '../features/messages/search-index';
 import { ManualClock } from '../lib/clock';
 import { memoryLogger } from '../lib/log';
 import type { Migration } from './migrate';
@@ -243,7 +243,7 @@ describe('deferred search indexing during replay', () => {
 });
 
 describe('the messages search index across migration 0008', () => {
-  it('replays a journal written before 0008 under its triggers, then 0008 starts the watermark at the last message: the index matches exactly', async () => {
+  it('replays a journal written before 0008 under its triggers, then 0008 rebuilds the index in batches from watermark 0: it matches exactly', async () => {
     const before0008 = all.filter((m) => m.version < 8);
     const dir = await tempDir();
     const old = await openStore({
@@ -280,10 +280,15 @@ describe('the messages search index across migration 0008', () => {
     });
     open.push(s);
     const ids = (sql: string) => s.db.all<{ id: number }>(sql).map((r) => r.id);
-    expect(s.db.first('SELECT indexed_up_to AS w FROM search_index_state')).toEqual({ w: last });
-    expect(ids('SELECT docid AS id FROM messages_fts_docsize ORDER BY docid')).toEqual(
-      ids('SELECT id FROM messages ORDER BY id'),
-    );
+    const indexed = () => ids('SELECT docid AS id FROM messages_fts_docsize ORDER BY docid');
+    // The replay ran under the old triggers; 0008 then rebuilt the index empty, in descending order.
+    expect(s.db.first('SELECT indexed_up_to AS w FROM search_index_state')).toEqual({ w: 0 });
+    expect(indexed()).toEqual([]);
+    expect(indexSearchBatch(s.db, 10)).toEqual({ indexed: 10, more: true });
+    expect(indexed()).toEqual(ids('SELECT id FROM messages ORDER BY id LIMIT 10'));
+    indexAllPending(s.db);
+    expect(indexed()).toEqual(ids('SELECT id FROM messages ORDER BY id'));
+    expect(ids('SELECT id FROM messages ORDER BY id').at(-1)).toBe(last);
     s.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
     // From now on there is no insert trigger: nothing for a replay to defer, and new rows wait for a batch.
     expect(ReplayIndexing.begin(s.db, [MESSAGE_SEARCH_INDEX])).toBeNull();

@@ -108,14 +108,22 @@ export function indexSearchBatch(db: Db, maxRows = SEARCH_INDEX_BATCH_ROWS): Ind
   return { indexed: batch.n, more: upTo < top };
 }
 
-/** Indexes every message not indexed yet, batch after batch; returns how many. */
-export function indexAllPending(db: Db): number {
+/**
+ * A search indexes at most this many batches first (10,000 messages: far more than SEARCH_INDEX_LAG_MS
+ * of any traffic). Only the rebuild after the upgrade to 0008 leaves more waiting; a search meanwhile
+ * sees what is indexed so far instead of waiting for all of it.
+ */
+export const SEARCH_FLUSH_MAX_BATCHES = 5;
+
+/** Indexes the messages not indexed yet, batch after batch (at most `maxBatches`); returns how many. */
+export function indexAllPending(db: Db, maxBatches = Number.POSITIVE_INFINITY): number {
   let n = 0;
-  for (;;) {
+  for (let i = 0; i < maxBatches; i++) {
     const b = indexSearchBatch(db);
     n += b.indexed;
-    if (!b.more) return n;
+    if (!b.more) break;
   }
+  return n;
 }
 
 /**
@@ -124,9 +132,9 @@ export function indexAllPending(db: Db): number {
  * traffic). A store refusing writes (disk full) must not fail the search: it then sees the index as
  * the last batch left it, and the indexer catches up once writes work again.
  */
-export function flushSearchIndex(ctx: AppContext): number {
+export function flushSearchIndex(ctx: AppContext, maxBatches = SEARCH_FLUSH_MAX_BATCHES): number {
   try {
-    return indexAllPending(ctx.db);
+    return indexAllPending(ctx.db, maxBatches);
   } catch (err) {
     ctx.log.warn('search index catch-up failed; searching what is indexed', { err });
     return 0;
