@@ -141,6 +141,19 @@ describe('batched search indexing', () => {
     s.server.ctx.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
   });
 
+  it('counts the lag from now when the wall clock went back after a message was noted', async () => {
+    t = await startTestServer();
+    const s = t;
+    const { channel } = await channelOf(s);
+    const id = await post(s, channel.token, 'epsilon');
+    s.clock.set(s.clock.now() - 3_600_000);
+    s.clock.advance(SEARCH_INDEX_LAG_MS);
+    await s.server.scheduler.tick(); // looks again: due SEARCH_INDEX_LAG_MS from the new now
+    s.clock.advance(SEARCH_INDEX_LAG_MS);
+    await s.server.scheduler.tick();
+    expect(fts(s)).toEqual([id]);
+  });
+
   it('catches up on messages nobody announced (a start-up after a crash) when the due timer looks', async () => {
     t = await startTestServer();
     const s = t;

@@ -170,9 +170,11 @@ export class SearchIndexer implements DueSource {
   }
 
   nextDueAt(ctx: AppContext): number | null {
-    if (this.pendingSince === null) {
+    const now = ctx.clock.now();
+    // Unknown, or noted before the wall clock went back: the lag counts from now.
+    if (this.pendingSince === null || this.pendingSince > now) {
       if (!hasUnindexed(ctx.db)) return null;
-      this.pendingSince = ctx.clock.now();
+      this.pendingSince = now;
     }
     return this.pendingSince + this.lagMs;
   }
