@@ -22,7 +22,8 @@ CREATE TABLE search_index_state (
 INSERT INTO search_index_state (id, indexed_up_to) VALUES (1, 0);
 
 -- A deleted message leaves the index only if it is in it: deleting an unindexed row from an external
--- content FTS4 table would subtract terms that were never added. Not yet indexed: the batch never sees it.
+-- content FTS4 table writes delete markers for terms never added and counts the row out of the index's
+-- statistics (matchinfo 'n'). Not yet indexed: the batch never sees it.
 CREATE TRIGGER messages_fts_delete BEFORE DELETE ON messages
   WHEN old.id <= (SELECT indexed_up_to FROM search_index_state WHERE id = 1)
 BEGIN

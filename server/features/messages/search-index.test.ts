@@ -131,7 +131,12 @@ describe('batched search indexing', () => {
     indexAllPending(s.server.ctx.db);
     expect(fts(s)).toEqual([b, d]);
     expect(messageIds(s)).toEqual([b, d]);
-    // Deleting c, which the index never had, must not have subtracted its terms (integrity-check throws).
+    // Deleting c, which the index never had, must not have counted it out of the index's statistics
+    // (matchinfo 'n': the number of indexed rows) nor subtracted its terms (integrity-check throws).
+    const indexedRows = s.server.ctx.db.first<{ n: Uint8Array }>(
+      "SELECT matchinfo(messages_fts, 'n') AS n FROM messages_fts WHERE messages_fts MATCH 'gamma' LIMIT 1",
+    )!.n;
+    expect(new Uint32Array(indexedRows.buffer, indexedRows.byteOffset, 1)[0]).toBe(2);
     s.server.ctx.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
     // A channel delete takes indexed and waiting rows alike (FK cascade fires the delete trigger).
     await post(s, channel.token, 'gamma last');
