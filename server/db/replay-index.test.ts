@@ -2,9 +2,11 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { indexAllPending, indexSearchBatch, MESSAGE_SEARCH_INDEX } from '../features/messages/search-index';
 import { ManualClock } from '../lib/clock';
 import { memoryLogger } from '../lib/log';
 import type { Migration } from './migrate';
+import { migrations as all } from './migrations.generated';
 import { ReplayIndexing, type TriggerKeptIndex } from './replay-index';
 import { openStore, type Store } from './store';
 
@@ -237,5 +239,66 @@ describe('deferred search indexing during replay', () => {
     r.finish();
     expect(r.deferred).toBe(false);
     expect(s.db.all('SELECT name FROM sqlite_temp_master')).toEqual([]);
+  });
+});
+
+describe('the messages search index across migration 0008', () => {
+  it('replays a journal written before 0008 under its triggers, then 0008 rebuilds the index in batches from watermark 0: it matches exactly', async () => {
+    const before0008 = all.filter((m) => m.version < 8);
+    const dir = await tempDir();
+    const old = await openStore({
+      dataDir: dir,
+      log: memoryLogger(),
+      clock: new ManualClock(),
+      migrations: before0008,
+    });
+    old.db.run("INSERT INTO users (email, password_hash, created_at) VALUES ('a@example.com', 'x', 0)");
+    old.db.run("INSERT INTO channels (user_id, name, created_at) VALUES (1, 'c', 0)");
+    const add = (text: string) =>
+      old.db.run(
+        "INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (1, 1, ?, 't', 0, 0)",
+        [text],
+      ).lastInsertRowid;
+    add('alpha snapshotted');
+    await old.snapshot();
+    for (let i = 0; i < 20; i++) add(`beta ${i}`);
+    old.db.run('DELETE FROM messages WHERE id = 3');
+    const last = add('gamma last');
+    await old.sync();
+    // A crash: copy the directory as the old version left it (journal tail not snapshotted).
+    const crashed = await tempDir();
+    await cp(dir, crashed, { recursive: true });
+    await old.close();
+
+    const log = memoryLogger();
+    const s = await openStore({
+      dataDir: crashed,
+      log,
+      clock: new ManualClock(),
+      migrations: all,
+      triggerKeptIndexes: [MESSAGE_SEARCH_INDEX],
+    });
+    open.push(s);
+    const ids = (sql: string) => s.db.all<{ id: number }>(sql).map((r) => r.id);
+    const indexed = () => ids('SELECT docid AS id FROM messages_fts_docsize ORDER BY docid');
+    // The replay ran under the old triggers; 0008 then rebuilt the index empty, in descending order.
+    expect(s.db.first('SELECT indexed_up_to AS w FROM search_index_state')).toEqual({ w: 0 });
+    expect(indexed()).toEqual([]);
+    expect(indexSearchBatch(s.db, 10)).toEqual({ indexed: 10, more: true });
+    expect(indexed()).toEqual(ids('SELECT id FROM messages ORDER BY id LIMIT 10'));
+    indexAllPending(s.db);
+    expect(indexed()).toEqual(ids('SELECT id FROM messages ORDER BY id'));
+    expect(ids('SELECT id FROM messages ORDER BY id').at(-1)).toBe(last);
+    s.db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
+    // From now on there is no insert trigger: nothing for a replay to defer, and new rows wait for a batch.
+    expect(ReplayIndexing.begin(s.db, [MESSAGE_SEARCH_INDEX])).toBeNull();
+    const next = s.db.run(
+      "INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (1, 1, 'delta', 't', 0, 0)",
+    ).lastInsertRowid;
+    expect(s.db.first('SELECT 1 AS x FROM messages_fts_docsize WHERE docid = ?', [next])).toBeUndefined();
+    expect(indexAllPending(s.db)).toBe(1);
+    expect(
+      s.db.all('SELECT docid FROM messages_fts WHERE messages_fts MATCH ?', ['delta']).map((r) => r.docid),
+    ).toEqual([next]);
   });
 });

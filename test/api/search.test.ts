@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_INDEX_LAG_MS } from '../../server/features/messages/search-index';
 import { deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -81,6 +82,31 @@ describe('GET /message/search', () => {
     });
     expect((await search('q=disk', key.body.token)).body.messages.map((m: any) => m.id)).toEqual([ids.disk2]);
     expect((await search(`q=disk&appId=${parent.id}`, key.body.token)).status).toBe(404);
+  });
+
+  it('GET /message/search finds a message right after POST /message acknowledged it, before its index batch ran', async () => {
+    const sent = await sendMessage(t, parent.token, { message: 'zeppelin landed' });
+    const indexed = () =>
+      t.server.ctx.db.first('SELECT 1 AS x FROM messages_fts_docsize WHERE docid = ?', [sent.id]) !==
+      undefined;
+    // Not indexed on the request path: the batch is due SEARCH_INDEX_LAG_MS later (the clock stands still).
+    expect(indexed()).toBe(false);
+    const res = await search('q=zeppelin');
+    expect(res.status).toBe(200);
+    expect(res.body.messages.map((m: any) => m.id)).toEqual([sent.id]);
+    expect(indexed()).toBe(true);
+  });
+
+  it('GET /message/search finds a message once SEARCH_INDEX_LAG_MS has passed, indexed by the batch', async () => {
+    const sent = await sendMessage(t, parent.token, { message: 'dirigible moored' });
+    t.clock.advance(SEARCH_INDEX_LAG_MS);
+    await t.server.scheduler.tick();
+    expect(
+      t.server.ctx.db.first('SELECT 1 AS x FROM messages_fts_docsize WHERE docid = ?', [sent.id]),
+    ).toEqual({
+      x: 1,
+    });
+    expect((await search('q=dirigible')).body.messages.map((m: any) => m.id)).toEqual([sent.id]);
   });
 
   it('GET /message/search no longer finds deleted messages', async () => {

@@ -3,7 +3,7 @@ import { channelKeyRoutes } from '../channel-keys/routes';
 import type { Feature } from '../index';
 import { messageRetention } from '../messages/retention';
 import { messageRoutes } from '../messages/routes';
-import { searchIndexMergeJob } from '../messages/search-index';
+import { flushSearchIndex, SearchIndexer, searchIndexMergeJob } from '../messages/search-index';
 import { shareTokenResolver } from '../shares/auth';
 import { shareRoutes } from '../shares/routes';
 import { webhookRoutes } from '../webhooks/routes';
@@ -19,9 +19,14 @@ export const channelFeatures: readonly Feature[] = [
   { name: 'channel-keys', routes: channelKeyRoutes },
   {
     name: 'messages',
-    init: (_ctx, hooks) => hooks.retention.register('messages', messageRetention()),
+    init: (ctx, hooks) => {
+      hooks.retention.register('messages', messageRetention());
+      new SearchIndexer().attach(ctx);
+    },
     routes: (ctx) => [messageRoutes(ctx), integrationRoutes(ctx)],
     jobs: () => [searchIndexMergeJob()],
+    // What is still waiting goes into the index before the final snapshot (a restart would catch up).
+    stop: (ctx) => void flushSearchIndex(ctx),
   },
   { name: 'webhooks', routes: webhookRoutes },
   {

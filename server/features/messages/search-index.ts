@@ -1,8 +1,14 @@
 import type { AppContext } from '../../context';
+import type { Db } from '../../db/database';
 import type { TriggerKeptIndex } from '../../db/replay-index';
+import type { DueSource } from '../../jobs/due';
 import type { Job } from '../../jobs/scheduler';
 
-/** The search index as migration 0003 keeps it: filled in one go at the end of a journal replay. */
+/**
+ * The search index as migrations 0003–0007 kept it, by an insert and a delete trigger. Since 0008 there
+ * is no insert trigger (SearchIndexer below), so ReplayIndexing.begin finds nothing to defer; the entry
+ * stays for a journal written before 0008 (an upgrade replays it under the old triggers, then migrates).
+ */
 export const MESSAGE_SEARCH_INDEX: TriggerKeptIndex = {
   fts: 'messages_fts',
   content: 'messages',
@@ -58,4 +64,134 @@ export function mergeSearchIndex(ctx: AppContext, budgetMs: number): number {
 
 function totalChanges(ctx: AppContext): number {
   return ctx.db.first<{ n: number }>('SELECT total_changes() AS n')!.n;
+}
+
+/**
+ * The longest a new message waits for the search index: the indexer runs this long after the first
+ * message it has not indexed yet. GET /message/search does not wait for it (flushSearchIndex).
+ */
+export const SEARCH_INDEX_LAG_MS = 250;
+/** Messages indexed per transaction: a catch-up after a crash or a burst goes in bounded steps. */
+export const SEARCH_INDEX_BATCH_ROWS = 2_000;
+
+export interface IndexBatch {
+  /** Messages indexed by this batch. */
+  indexed: number;
+  /** More messages are waiting than one batch took. */
+  more: boolean;
+}
+
+/**
+ * Indexes up to `maxRows` messages above the watermark (search_index_state.indexed_up_to, migration
+ * 0008) in one transaction: one INSERT … SELECT (one FTS4 segment however many rows) and the new
+ * watermark. Journaled like any write, as relaxed: nobody waits for its fsync, and a batch lost in a
+ * crash left its watermark behind with it, so the next batch redoes exactly that work.
+ */
+export function indexSearchBatch(db: Db, maxRows = SEARCH_INDEX_BATCH_ROWS): IndexBatch {
+  const from = db.first<{ w: number }>('SELECT indexed_up_to AS w FROM search_index_state WHERE id = 1')!.w;
+  const top = db.first<{ top: number | null }>('SELECT max(id) AS top FROM messages')!.top;
+  if (top === null || top <= from) return { indexed: 0, more: false };
+  // The last id this batch takes (ids have gaps: deletes, rolled back inserts).
+  const batch = db.first<{ n: number; upTo: number }>(
+    'SELECT count(*) AS n, max(id) AS upTo FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)',
+    [from, maxRows],
+  )!;
+  const upTo = batch.n < maxRows ? top : batch.upTo;
+  db.relaxed(() => {
+    db.run(
+      `INSERT INTO messages_fts (docid, title, message)
+         SELECT id, title, message FROM messages WHERE id > ? AND id <= ? ORDER BY id`,
+      [from, upTo],
+    );
+    db.run('UPDATE search_index_state SET indexed_up_to = ? WHERE id = 1', [upTo]);
+  });
+  return { indexed: batch.n, more: upTo < top };
+}
+
+/**
+ * A search indexes at most this many batches first (10,000 messages: far more than SEARCH_INDEX_LAG_MS
+ * of any traffic). Only the rebuild after the upgrade to 0008 leaves more waiting; a search meanwhile
+ * sees what is indexed so far instead of waiting for all of it.
+ */
+export const SEARCH_FLUSH_MAX_BATCHES = 5;
+
+/** Indexes the messages not indexed yet, batch after batch (at most `maxBatches`); returns how many. */
+export function indexAllPending(db: Db, maxBatches = Number.POSITIVE_INFINITY): number {
+  let n = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const b = indexSearchBatch(db);
+    n += b.indexed;
+    if (!b.more) break;
+  }
+  return n;
+}
+
+/**
+ * Before a search (and at shutdown): whatever is waiting goes into the index now, so a search never
+ * misses an acknowledged message. Usually nothing or a few rows (at most SEARCH_INDEX_LAG_MS of
+ * traffic). A store refusing writes (disk full) must not fail the search: it then sees the index as
+ * the last batch left it, and the indexer catches up once writes work again.
+ */
+export function flushSearchIndex(ctx: AppContext, maxBatches = SEARCH_FLUSH_MAX_BATCHES): number {
+  try {
+    return indexAllPending(ctx.db, maxBatches);
+  } catch (err) {
+    ctx.log.warn('search index catch-up failed; searching what is indexed', { err });
+    return 0;
+  }
+}
+
+/**
+ * Keeps the search index up to date off the request path: a due source (server/jobs/due.ts) that is
+ * due SEARCH_INDEX_LAG_MS after the first message it has not indexed, and then indexes one batch per
+ * run (the due timer runs it again at once while more are waiting, letting requests in between).
+ * New messages are noted from `message:created` (after commit); nextDueAt also looks at the database
+ * itself (two lookups by primary key), so rows nobody announced (a start-up after a crash, a journal
+ * replay) are caught up too.
+ */
+export class SearchIndexer implements DueSource {
+  readonly name = 'search-index';
+  /** ctx.clock time of the oldest message not indexed yet, when known. */
+  private pendingSince: number | null = null;
+
+  constructor(private readonly lagMs = SEARCH_INDEX_LAG_MS) {}
+
+  /** Registers with the due timer and listens for new messages (feature init). */
+  attach(ctx: AppContext): void {
+    ctx.bus.on('message:created', () => this.noteInsert(ctx));
+    ctx.due.register(this);
+  }
+
+  /** A message was committed: the indexer is due `lagMs` after the oldest one still waiting. */
+  noteInsert(ctx: AppContext): void {
+    if (this.pendingSince !== null) return;
+    this.pendingSince = ctx.clock.now();
+    ctx.due.poke(this.pendingSince + this.lagMs);
+  }
+
+  nextDueAt(ctx: AppContext): number | null {
+    const now = ctx.clock.now();
+    // Unknown, or noted before the wall clock went back: the lag counts from now.
+    if (this.pendingSince === null || this.pendingSince > now) {
+      if (!hasUnindexed(ctx.db)) return null;
+      this.pendingSince = now;
+    }
+    return this.pendingSince + this.lagMs;
+  }
+
+  runDue(ctx: AppContext): void {
+    const b = indexSearchBatch(ctx.db);
+    // Still behind after a full batch: due again at once (the due timer lets I/O in between runs).
+    if (!b.more) this.pendingSince = null;
+    else this.pendingSince = ctx.clock.now() - this.lagMs;
+  }
+}
+
+function hasUnindexed(db: Db): boolean {
+  return (
+    db.first<{ p: number }>(
+      `SELECT coalesce((SELECT max(id) FROM messages), 0) >
+         (SELECT indexed_up_to FROM search_index_state WHERE id = 1) AS p`,
+    )!.p === 1
+  );
 }

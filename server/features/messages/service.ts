@@ -17,6 +17,7 @@ import { ensureSystemChannel } from '../channels/service';
 import { findSendTarget, type SendTarget, touchChannel } from '../channels/store';
 import { consumeEvents } from '../quota/service';
 import { presentMessage } from './present';
+import { flushSearchIndex } from './search-index';
 import {
   deleteMessageById,
   deleteMessagesOfChannel,
@@ -184,6 +185,9 @@ export function searchVisible(
     scope = { ownerAll: null, channelIds: targetChannelIds(ctx, p, v, recursive) };
   }
   const match = ftsQuery(q);
+  // Messages are indexed in batches off the request path (search-index.ts): the ones still waiting
+  // (at most SEARCH_INDEX_LAG_MS of traffic) go in first, so a search is never behind GET /message.
+  if (match !== null) flushSearchIndex(ctx);
   const rows = match === null ? [] : searchMessages(ctx.db, scope, match, req.since, req.limit + 1);
   return page(ctx, p, rows, req);
 }
