@@ -219,7 +219,8 @@ function dumpDb(skip: (table: string, column: string) => boolean = () => false):
   const db = t.server.ctx.db;
   const tables = db
     .all<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name",
+      // The search index is derived data: its tables and its watermark (a search indexes what waits first).
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' AND name <> 'search_index_state' ORDER BY name",
     )
     .map((r) => r.name);
   return Object.fromEntries(
