@@ -4,9 +4,10 @@
  *
  * Start-up: load belfry.db → replay journals from its generation on (a torn tail is cut off) →
  * attach the journal → migrate (journaled like any write).
- * Snapshot: in one synchronous step, stamp the next generation into the image, export it and rotate
- * the journal, so every later commit lands in the new generation; then write the image atomically and
- * only once it is durable delete the journals it covers.
+ * Snapshot: in one synchronous step, stamp the next generation into the image, write the database file
+ * (straight from sql.js's in-memory file, no copy: memfs.ts) into belfry.db.tmp and rotate the journal,
+ * so every later commit lands in the new generation; then make the image durable, rename it over
+ * belfry.db, and only then delete the journals it covers.
  */
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -27,16 +28,18 @@ import {
   scanJournal,
   syncDir,
 } from './journal';
+import { closeRaw } from './memfs';
 import { type Migration, migrate } from './migrate';
 import { ReplayIndexing, type TriggerKeptIndex } from './replay-index';
 import {
+  beginSnapshot,
   CorruptDatabaseError,
   emptyDatabase,
   loadSnapshot,
+  type PendingSnapshot,
   SNAPSHOT_FILE,
   SNAPSHOT_TEMP_FILE,
   type WriteFileHook,
-  writeSnapshot,
 } from './snapshot';
 
 export { CorruptDatabaseError } from './snapshot';
@@ -179,7 +182,7 @@ async function openFromDisk(dir: string, opts: StoreOptions): Promise<Opened> {
   try {
     db = new SqlJsDb(raw, applyStoreSetup);
   } catch (err) {
-    raw.close();
+    closeRaw(raw);
     throw err;
   }
   try {
@@ -648,12 +651,20 @@ class BelfryStore implements Store {
     const next = this.generation + 1;
 
     // Synchronous on purpose: no transaction can commit between the image and the rotation, so every
-    // record is either in the image or in generation `next`.
-    let bytes: Uint8Array;
+    // record is either in the image or in generation `next`. The image is a live view of the database
+    // file (no copy; exportBytes() only for a file memfs.ts does not manage): it is written into the temp
+    // file before anything else can run.
+    let pending: PendingSnapshot;
+    let imageBytes: number;
     this.db.setCommitSink(null);
     try {
       this.db.exec(`PRAGMA user_version = ${next}`);
-      bytes = this.db.exportBytes();
+      const image = this.db.fileImage() ?? this.db.exportBytes();
+      imageBytes = image.length;
+      pending = beginSnapshot(this.dir, image, this.opts.io?.writeSnapshotFile);
+    } catch (err) {
+      this.log.error('snapshot failed; the journal keeps the data', { file: SNAPSHOT_FILE, error: err });
+      throw err;
     } finally {
       this.db.setCommitSink(this.sink);
     }
@@ -667,15 +678,17 @@ class BelfryStore implements Store {
     this.uncoveredBytes = 0;
     this.uncoveredRecords = 0;
     this.oldestUncoveredAt = null;
-    const exportMs = performance.now() - started;
+    /** The event loop was blocked this long: stamp, image into the temp file (or export), rotation. */
+    const blockedMs = performance.now() - started;
 
     try {
       // Every record before the image is durable and the journal the image continues with exists before
       // belfry.db names it: a batch that fails now was refused to its clients, and the image (which
       // holds it) is then dropped; and a missing journal always means damage (recoverJournals).
       await rotated;
-      await writeSnapshot(this.dir, bytes, this.opts.io?.writeSnapshotFile);
+      await pending.finish();
     } catch (err) {
+      await pending.abort();
       // The old belfry.db and every journal are untouched: nothing is lost, it all stays to replay.
       this.uncoveredBytes += covered.bytes;
       this.uncoveredRecords += covered.records;
@@ -684,7 +697,7 @@ class BelfryStore implements Store {
       throw err;
     }
     this.hasSnapshotFile = true;
-    this.imageBytes = bytes.length;
+    this.imageBytes = imageBytes;
     this.forceSnapshotAtBytes = this.snapshotThreshold();
     await this.dropJournalsBelow(next);
     const totalMs = performance.now() - started;
@@ -692,9 +705,9 @@ class BelfryStore implements Store {
     this.lastSnapshotMs = totalMs;
     this.log.info('snapshot written', {
       generation: next,
-      bytes: bytes.length,
+      bytes: imageBytes,
       records: covered.records,
-      exportMs: Math.round(exportMs * 10) / 10,
+      blockedMs: Math.round(blockedMs * 10) / 10,
       totalMs: Math.round(totalMs * 10) / 10,
     });
   }
