@@ -66,15 +66,15 @@ export interface StoreOptions {
   /**
    * Snapshot when the journal passes this many bytes (checked on every commit). Default 4 MiB (~18k
    * messages): next to a 1M-message FTS index a crash then costs at most ~1 s of replay at start-up
-   * (with triggerKeptIndexes; ~4 s without), and a snapshot, which blocks the event loop ~0.6–1 s at
+   * (with triggerKeptIndexes; ~4 s without), and a snapshot, which blocks the event loop ~0.2–0.5 s at
    * that size, comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
    * on and waits for a quiet moment; at the full threshold it no longer waits. The threshold in effect
    * is never below SNAPSHOT_IMAGE_FRACTION of the last snapshot's size (snapshotThreshold).
    */
   snapshotJournalBytes?: number;
   /**
-   * True when nobody would wait for a snapshot now (no request for a moment). Exporting a database of
-   * a million messages blocks the event loop for about a second, so a due snapshot waits for such a
+   * True when nobody would wait for a snapshot now (no request for a moment). Writing the image of a
+   * million messages blocks the event loop for ~0.2–0.5 s, so a due snapshot waits for such a
    * moment (at most SNAPSHOT_QUIET_WAIT_MS by the store's clock) unless the journal reaches the full threshold. Without it a
    * snapshot runs as soon as the threshold is passed.
    */
