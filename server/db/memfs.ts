@@ -2,8 +2,9 @@
  * sql.js keeps its database file in Emscripten's in-memory filesystem (MEMFS) as one Uint8Array. Stock
  * MEMFS grows a file by allocating a new array (×1.125 beyond 1 MB) and copying the old one into it,
  * so while a 300 MB database grows, old and new copies are resident together (RSS ~435 → ~800 MB at
- * 1M messages); loading a snapshot copies the file's bytes once more (`buffer.slice`), and truncation
- * reallocates too.
+ * 1M messages). A snapshot loaded at start-up sits in an array of its exact size (the readFile Buffer:
+ * MEMFS's `slice` of a Buffer is a view), so its first growth copies all of it; truncation reallocates
+ * too.
  *
  * Here the files the store owns live in a resizable ArrayBuffer (reserved up to FILE_MAX_BYTES of
  * address space, committed as it grows): growth is `resize()` in place, never a copy, and the store can

@@ -65,7 +65,7 @@ const IO_CHUNK = 16 * 1024 * 1024;
 
 /**
  * Reads a whole file into a resizable buffer (memfs.ts) that becomes the database's MEMFS file as it is:
- * the file is resident once, not twice (a Buffer from readFile, then sql.js's copy of it).
+ * its first growth after start-up is then a resize in place, not a copy into a bigger array.
  */
 async function readIntoFileStorage(path: string): Promise<Uint8Array | null> {
   let fh: Awaited<ReturnType<typeof open>>;

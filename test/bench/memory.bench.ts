@@ -55,9 +55,8 @@ class RssSampler {
       } catch {
         // the process has exited
       }
-      // An exited process not yet reaped has no VmRSS.
-      if (!Number.isNaN(mb))
-        this.samples.push({ t: (performance.now() - this.t0) / 1000, phase: this.phase, mb });
+      // An exited process not yet reaped has no VmRSS; one still starting (before exec) shows 0.
+      if (mb > 0) this.samples.push({ t: (performance.now() - this.t0) / 1000, phase: this.phase, mb });
     };
     take();
     this.timer = setInterval(take, SAMPLE_MS);
@@ -113,13 +112,13 @@ function summary(samples: readonly Sample[]): { max: number; p50: number } {
 /** A small ASCII plot of RSS over time, one column per time slot (its maximum). */
 export function asciiPlot(
   samples: readonly Sample[],
-  opts: { width?: number; height?: number } = {},
+  opts: { width?: number; height?: number; topMb?: number } = {},
 ): string {
   const width = opts.width ?? 72;
-  const height = opts.height ?? 12;
+  const height = opts.height ?? 10;
   if (samples.length === 0) return '';
   const t1 = samples[samples.length - 1]!.t;
-  const top = Math.ceil(Math.max(...samples.map((s) => s.mb)) / 100) * 100;
+  const top = opts.topMb ?? Math.ceil(Math.max(...samples.map((s) => s.mb)) / 100) * 100;
   const cols: number[] = Array.from({ length: width }, () => 0);
   for (const s of samples) {
     const c = Math.min(width - 1, Math.floor((s.t / (t1 || 1)) * width));
@@ -245,7 +244,7 @@ export async function run(): Promise<Result> {
     const loaded = sampler.samples.filter((s) => s.phase.startsWith('server'));
     result['RSS MB max with ≥ 1M messages (server, all phases)'] = summary(loaded).max;
     result['RSS MB max over the whole run'] = summary(sampler.samples).max;
-    const plot = asciiPlot(sampler.samples);
+    const plot = asciiPlot(sampler.samples, { topMb: 1000 });
     if (process.env.BENCH_MEMORY_PLOT) {
       writeFileSync(
         process.env.BENCH_MEMORY_PLOT,
