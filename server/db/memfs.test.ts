@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { imageOf, SqlJsDb } from './database';
-import { FILE_GROW_STEP, fileNameOf, fileStorage, memfsPatched, patchSource } from './memfs';
+import {
+  FILE_GROW_STEP,
+  fileNameOf,
+  fileStorage,
+  memfsPatched,
+  patchSource,
+  setFileReservationForTests,
+} from './memfs';
 import { emptyDatabase, loadSnapshot, loadSqlJs } from './snapshot';
 
 let dir: string;
@@ -147,6 +154,33 @@ describe('MEMFS file storage (memfs.ts)', () => {
     expect(fileStorage(name)).toBeDefined();
     db.close();
     expect(fileStorage(name)).toBeUndefined();
+  });
+
+  it('falls back to stock MEMFS when no address space can be reserved, keeping the data', async () => {
+    const a = track(new SqlJsDb(await emptyDatabase()));
+    a.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const restore = setFileReservationForTests(2 ** 60); // more than any ArrayBuffer may reserve
+    try {
+      const b = track(new SqlJsDb(await emptyDatabase()));
+      b.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+      fill(b, 0, 3);
+      expect(fileStorage(fileNameOf(rawOf(b)))).toBeUndefined();
+      expect(b.fileImage()).toBeNull(); // the store's snapshot then exports
+      await writeFile(join(dir, 'belfry.db'), b.exportBytes());
+      const loaded = await loadSnapshot(dir);
+      const c = track(new SqlJsDb(loaded!.raw));
+      fill(c, 10_000, 2);
+      expect(integrity(c)).toBe('ok');
+      expect(checksum(c).rows).toBe(3146 + 2097);
+      // A file already in a resizable buffer keeps growing in place.
+      const storage = fileStorage(fileNameOf(rawOf(a)));
+      expect(storage).toBeDefined();
+      fill(a, 0, 2);
+      expect(fileStorage(fileNameOf(rawOf(a)))).toBe(storage);
+    } finally {
+      restore();
+    }
+    expect(checksum(a).rows).toBe(2097);
   });
 
   it('refuses an image whose size or page size does not match the file', () => {

@@ -73,11 +73,39 @@ function roundUp(n: number): number {
   return Math.ceil(n / FILE_GROW_STEP) * FILE_GROW_STEP;
 }
 
-/** A length-tracking view of a resizable ArrayBuffer of `bytes` bytes (zero-filled). */
-export function resizableFile(bytes: number): Uint8Array {
-  if (bytes > FILE_MAX_BYTES) throw new RangeError(`a database file of ${bytes} bytes is too large`);
-  const buffer = new ResizableBuffer(bytes, { maxByteLength: FILE_MAX_BYTES });
-  return new Uint8Array(buffer);
+/** Address space asked for per file (tests make it fail). */
+let reservation = FILE_MAX_BYTES;
+
+/** Tests only: reserve `bytes` per file from now on (an impossible size fails); returns the undo. */
+export function setFileReservationForTests(bytes: number): () => void {
+  reservation = bytes;
+  return () => {
+    reservation = FILE_MAX_BYTES;
+  };
+}
+
+/**
+ * A length-tracking view of a resizable ArrayBuffer of `bytes` bytes (zero-filled), or null when the
+ * address space cannot be reserved (a `ulimit -v`, say): the caller then keeps stock MEMFS behaviour.
+ */
+export function resizableFile(bytes: number): Uint8Array | null {
+  if (bytes > FILE_MAX_BYTES) return null;
+  try {
+    return new Uint8Array(new ResizableBuffer(bytes, { maxByteLength: reservation }));
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
+}
+
+/** MEMFS's own growth: a new array ×2 (below 1 MB) or ×1.125 bigger, the used bytes copied over. */
+function stockGrow(contents: Uint8Array, used: number, needed: number): Uint8Array {
+  const capacity = contents.length;
+  let size = Math.max(needed, (capacity * (capacity < 1048576 ? 2 : 1.125)) >>> 0);
+  if (capacity) size = Math.max(size, 256);
+  const grown = new Uint8Array(size);
+  grown.set(contents.subarray(0, used));
+  return grown;
 }
 
 function isResizable(view: Uint8Array): boolean {
@@ -92,18 +120,15 @@ function ensureCapacity(view: Uint8Array, needed: number): void {
 const hooks = {
   /** A file needs `needed` bytes of storage and has fewer. Stock: grow ×2 / ×1.125 by copying. */
   belfryGrow(name: string, contents: Uint8Array, used: number, needed: number): Uint8Array {
-    if (!managed.has(name)) {
-      const capacity = contents.length;
-      let size = Math.max(needed, (capacity * (capacity < 1048576 ? 2 : 1.125)) >>> 0);
-      if (capacity) size = Math.max(size, 256);
-      const grown = new Uint8Array(size);
-      grown.set(contents.subarray(0, used));
-      return grown;
-    }
+    if (!managed.has(name)) return stockGrow(contents, used, needed);
     let view = managed.get(name);
     if (view !== contents || !view || !isResizable(view)) {
       // The first growth of a managed file (created empty or small): one copy, then never again.
       view = resizableFile(roundUp(needed));
+      if (!view) {
+        managed.delete(name); // no address space for it: stock MEMFS from now on
+        return stockGrow(contents, used, needed);
+      }
       view.set(contents.subarray(0, used));
       managed.set(name, view);
       return view;

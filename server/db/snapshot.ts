@@ -77,7 +77,8 @@ async function readIntoFileStorage(path: string): Promise<Uint8Array | null> {
   }
   try {
     const size = (await fh.stat()).size;
-    const bytes = resizableFile(size);
+    // Without address space for a resizable buffer, a Buffer: MEMFS's slice of it is a view, not a copy.
+    const bytes = resizableFile(size) ?? Buffer.alloc(size);
     let at = 0;
     while (at < size) {
       const { bytesRead } = await fh.read(bytes, at, Math.min(IO_CHUNK, size - at), at);
