@@ -1,5 +1,5 @@
 import type { Database as SqlJsDatabase, SqlValue, Statement } from 'sql.js';
-import { closeRaw, fileNameOf, fileStorage } from './memfs';
+import { captureFile, closeRaw, type FileCapture, fileNameOf, fileStorage } from './memfs';
 
 /** A bound parameter. Stores convert booleans and dates before they reach the database. */
 export type Param = string | number | null | Uint8Array;
@@ -238,6 +238,16 @@ export class SqlJsDb implements Db {
       'SELECT page_size, page_count FROM pragma_page_size(), pragma_page_count()',
     );
     return imageOf(storage, Number(size?.page_size ?? 0), Number(size?.page_count ?? 0));
+  }
+
+  /**
+   * Captures the database file as it is now (memfs.ts captureFile): its chunks can be read later while
+   * the database keeps changing. Null when the file is not a managed one (then use exportBytes()). Not
+   * inside a transaction; the caller closes it.
+   */
+  captureImage(chunkBytes: number): FileCapture | null {
+    const image = this.fileImage();
+    return image ? captureFile(fileNameOf(this.raw), image.length, chunkBytes) : null;
   }
 
   close(): void {

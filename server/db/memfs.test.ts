@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import {
   patchSource,
   setFileReservationForTests,
 } from './memfs';
-import { emptyDatabase, loadSnapshot, loadSqlJs } from './snapshot';
+import { beginSnapshot, emptyDatabase, loadSnapshot, loadSqlJs } from './snapshot';
 
 let dir: string;
 const dbs: SqlJsDb[] = [];
@@ -181,6 +181,41 @@ describe('MEMFS file storage (memfs.ts)', () => {
       restore();
     }
     expect(checksum(a).rows).toBe(2097);
+  });
+
+  it('writes a captured image as it was at the capture while the database keeps changing', async () => {
+    const db = track(new SqlJsDb(await emptyDatabase()));
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    fill(db, 0, 2);
+    const expected = db.fileImage()!.slice();
+    const capture = db.captureImage(4096)!;
+    const pending = beginSnapshot(dir, capture, undefined, { sliceMs: 0 }); // yields after every chunk
+    let stop = false;
+    let rounds = 0;
+    const churn = (async () => {
+      while (!stop) {
+        // Pages all over the file: rows rewritten and deleted from the start on, new ones appended.
+        db.transaction(() => {
+          db.run('UPDATE t SET body = ? WHERE id = ?', [`changed ${rounds}`, (rounds * 37) % 2000]);
+          db.run('DELETE FROM t WHERE id = ?', [rounds]);
+          db.run('INSERT INTO t (id, body) VALUES (?, ?)', [100_000 + rounds, 'x'.repeat(3000)]);
+        });
+        rounds++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await pending.finish();
+    stop = true;
+    await churn;
+    expect(rounds).toBeGreaterThan(100); // the writes really went on between the chunks
+    const written = await readFile(join(dir, 'belfry.db'));
+    expect(written.equals(Buffer.from(expected))).toBe(true);
+    expect(capture.copiedChunks).toBeGreaterThan(0);
+    expect(integrity(db)).toBe('ok');
+    // Closed with the last chunk: later writes copy nothing more aside.
+    const copied = capture.copiedChunks;
+    db.run('UPDATE t SET body = ? WHERE id = 1500', ['after']);
+    expect(capture.copiedChunks).toBe(copied);
   });
 
   it('refuses an image whose size or page size does not match the file', () => {

@@ -10,7 +10,10 @@
  * address space, committed as it grows): growth is `resize()` in place, never a copy, and the store can
  * read the file's current bytes directly (a snapshot streams them to disk without an export copy).
  *
- * sql.js does not expose its FS object, so the three spots of MEMFS that allocate file storage are
+ * A snapshot captures the file (captureFile): its bytes are written out in chunks while the database
+ * keeps changing, and a chunk not yet written is copied aside just before a write would change it.
+ *
+ * sql.js does not expose its FS object, so the spots of MEMFS that write or allocate file storage are
  * redirected to hooks here by a textual patch of `sql.js/dist/sql-wasm.js` (1.16.0) at load time. A
  * sql.js whose text does not match loads unpatched (stock behaviour, `memfsPatched` false;
  * memfs.test.ts fails then, so an upgrade is noticed).
@@ -30,6 +33,12 @@ export const FILE_GROW_STEP = 8 * 1024 * 1024;
  * `Module` is sql.js's module object, the config passed to initSqlJs, which carries the hooks.
  */
 const PATCHES: readonly { name: string; from: string; to: string }[] = [
+  {
+    // MEMFS write: every write into a file, before it changes a byte (copy-on-write for captures).
+    name: 'will write',
+    from: 'write(a,b,d,c,e,g){b.buffer===v.buffer&&(g=!1);if(!c)return 0;a=a.node;a.mtime=a.ctime=Date.now();',
+    to: 'write(a,b,d,c,e,g){b.buffer===v.buffer&&(g=!1);if(!c)return 0;a=a.node;a.mtime=a.ctime=Date.now();Module.belfryWillWrite(a.name,e,c);',
+  },
   {
     // MEMFS write: growing a file's storage.
     name: 'grow',
@@ -117,7 +126,93 @@ function ensureCapacity(view: Uint8Array, needed: number): void {
   bufferOf(view).resize(Math.min(FILE_MAX_BYTES, roundUp(needed)));
 }
 
+/** A file's bytes as they were when captured, read out chunk by chunk while the file changes. */
+export interface FileCapture {
+  readonly size: number;
+  readonly chunkBytes: number;
+  /** Chunk `i` as it was at the capture; a view valid until the next write. Chunks go in order. */
+  chunk(i: number): Uint8Array;
+  /** Chunks copied aside so far (a write came before they were read). */
+  readonly copiedChunks: number;
+  /** Stops preserving (after the last chunk, or to give up). */
+  close(): void;
+}
+
+class Capture implements FileCapture {
+  /** Bytes below this were read already: later writes there need not be preserved. */
+  private done = 0;
+  private readonly saved = new Map<number, Uint8Array>();
+  copiedChunks = 0;
+  closed = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly storage: Uint8Array,
+    readonly size: number,
+    readonly chunkBytes: number,
+  ) {}
+
+  /** Before [at, at + length) changes: copy aside the chunks of it not read yet. */
+  willChange(at: number, length: number): void {
+    const from = Math.max(at, this.done);
+    const to = Math.min(at + length, this.size);
+    if (from >= to) return;
+    for (let i = Math.floor(from / this.chunkBytes); i * this.chunkBytes < to; i++) {
+      if (this.saved.has(i)) continue;
+      this.saved.set(
+        i,
+        this.storage.slice(i * this.chunkBytes, Math.min((i + 1) * this.chunkBytes, this.size)),
+      );
+      this.copiedChunks++;
+    }
+  }
+
+  chunk(i: number): Uint8Array {
+    if (this.closed) throw new Error('the capture is closed');
+    if (managed.get(this.name) !== this.storage) throw new Error('the captured file was replaced');
+    const start = i * this.chunkBytes;
+    const end = Math.min(start + this.chunkBytes, this.size);
+    const bytes = this.saved.get(i) ?? this.storage.subarray(start, end);
+    this.saved.delete(i);
+    this.done = Math.max(this.done, end);
+    return bytes;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.saved.clear();
+    const list = captures.get(this.name)?.filter((c) => c !== this);
+    if (list?.length) captures.set(this.name, list);
+    else captures.delete(this.name);
+  }
+}
+
+/** Open captures by file name. */
+const captures = new Map<string, Capture[]>();
+
+function willChange(name: string, at: number, length: number): void {
+  const list = captures.get(name);
+  if (list) for (const c of list) c.willChange(at, length);
+}
+
+/**
+ * Captures the first `size` bytes of a managed file as they are now (null when the file is not
+ * managed). Until close(), every write copies aside the chunks it would change that were not read yet.
+ */
+export function captureFile(filename: string, size: number, chunkBytes: number): FileCapture | null {
+  const storage = fileStorage(filename);
+  if (!storage || size > storage.length) return null;
+  const capture = new Capture(filename, storage, size, chunkBytes);
+  captures.set(filename, [...(captures.get(filename) ?? []), capture]);
+  return capture;
+}
+
 const hooks = {
+  /** Every write into a MEMFS file, before it changes anything. */
+  belfryWillWrite(name: string, at: number, length: number): void {
+    if (captures.size > 0) willChange(name, at, length);
+  },
+
   /** A file needs `needed` bytes of storage and has fewer. Stock: grow ×2 / ×1.125 by copying. */
   belfryGrow(name: string, contents: Uint8Array, used: number, needed: number): Uint8Array {
     if (!managed.has(name)) return stockGrow(contents, used, needed);
@@ -152,6 +247,7 @@ const hooks = {
     const view = managed.get(name);
     if (view && view === contents && isResizable(view)) {
       if (size < used) {
+        willChange(name, size, used - size);
         // Bytes past the end of a file must read as zero when a later write leaves a gap.
         view.fill(0, size, Math.min(used, view.length));
         bufferOf(view).resize(Math.max(roundUp(size), FILE_GROW_STEP));
@@ -217,7 +313,7 @@ export function adoptOnOpen(bytes: Uint8Array): void {
   if (isResizable(bytes)) adoptable.add(bytes);
 }
 
-/** Forgets a managed file (its database was closed). */
+/** Forgets a managed file (its database was closed); its captures fail from now on. */
 export function releaseFile(filename: string): void {
   managed.delete(filename);
 }

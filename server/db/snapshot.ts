@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Database as SqlJsDatabase, SqlJsStatic } from 'sql.js';
 import { syncDir } from './journal';
-import { adoptOnOpen, closeRaw, fileNameOf, initPatchedSqlJs, manageFile, resizableFile } from './memfs';
+import {
+  adoptOnOpen,
+  closeRaw,
+  type FileCapture,
+  fileNameOf,
+  initPatchedSqlJs,
+  manageFile,
+  resizableFile,
+} from './memfs';
 
 export const SNAPSHOT_FILE = 'belfry.db';
 export const SNAPSHOT_TEMP_FILE = 'belfry.db.tmp';
@@ -60,7 +68,7 @@ function corrupt(path: string, detail: string): CorruptDatabaseError {
   );
 }
 
-/** Pieces in which a snapshot is read and written (the syscalls' size, not a copy). */
+/** Pieces in which belfry.db is read at start-up (the syscalls' size, not a copy). */
 const IO_CHUNK = 16 * 1024 * 1024;
 
 /**
@@ -136,35 +144,58 @@ export interface PendingSnapshot {
   abort(): Promise<void>;
 }
 
+/** The image a snapshot writes: a capture of the live file (memfs.ts), or exported bytes. */
+export type SnapshotSource = FileCapture | Uint8Array;
+
+/** Chunks in which a captured image is written (and copied aside when a write comes first). */
+export const SNAPSHOT_CHUNK_BYTES = 256 * 1024;
+/** The writer yields to the event loop after this much writing. */
+const SNAPSHOT_SLICE_MS = 4;
+
 const fsyncFd = promisify(fsync);
 
+/** Exported bytes as a capture: they no longer change. */
+function bytesAsCapture(bytes: Uint8Array): FileCapture {
+  return {
+    size: bytes.length,
+    chunkBytes: SNAPSHOT_CHUNK_BYTES,
+    copiedChunks: 0,
+    chunk: (i) =>
+      bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, Math.min((i + 1) * SNAPSHOT_CHUNK_BYTES, bytes.length)),
+    close: () => {},
+  };
+}
+
 /**
- * Step 1 of replacing belfry.db, synchronous: takes the image's bytes now, so `image` may be a live view
- * of the database's MEMFS file (memfs.ts) that the next commit changes. Without a hook the bytes go
- * straight into belfry.db.tmp in IO_CHUNK pieces (written to the page cache: no copy in this process);
- * a test hook gets a copy. `finish()` then fsyncs the temp file, renames it over belfry.db and fsyncs the
- * directory: when it resolves the new snapshot survives a crash; before, the old one (and the journals it
- * needs) are still in place. Throws (leaving no temp file) when the write fails.
+ * Replaces belfry.db with `source`. Synchronous here: belfry.db.tmp is created (a failure throws, and
+ * the capture is closed). `finish()` writes the image in chunks of `source.chunkBytes`, each with one
+ * synchronous write (no write is in flight while the database changes: a capture copies a chunk aside
+ * before a write changes it, so the file gets the bytes of the capture's moment), yielding to the event
+ * loop every few ms; then fsyncs the temp file, renames it over belfry.db and fsyncs the directory. When
+ * it resolves the new snapshot survives a crash; before, the old one (and the journals it needs) are
+ * still in place. A test hook gets the whole image, read at once. `sliceMs`: tests yield after every chunk.
  */
 export function beginSnapshot(
   dir: string,
-  image: Uint8Array,
+  source: SnapshotSource,
   writeFile: WriteFileHook | undefined,
+  opts: { sliceMs?: number } = {},
 ): PendingSnapshot {
+  const sliceMs = opts.sliceMs ?? SNAPSHOT_SLICE_MS;
+  const capture = source instanceof Uint8Array ? bytesAsCapture(source) : source;
   const tmp = join(dir, SNAPSHOT_TEMP_FILE);
   let fd: number | null = null;
   let copy: Uint8Array | null = null;
-  if (writeFile) copy = image.slice();
-  else {
-    fd = openSync(tmp, 'w', 0o600);
-    try {
-      for (let at = 0; at < image.length; )
-        at += writeSync(fd, image, at, Math.min(IO_CHUNK, image.length - at), at);
-    } catch (err) {
-      closeSync(fd);
-      rm(tmp, { force: true }).catch(() => {});
-      throw err;
-    }
+  try {
+    if (writeFile) {
+      copy = new Uint8Array(capture.size);
+      for (let i = 0; i * capture.chunkBytes < capture.size; i++)
+        copy.set(capture.chunk(i), i * capture.chunkBytes);
+      capture.close();
+    } else fd = openSync(tmp, 'w', 0o600);
+  } catch (err) {
+    capture.close();
+    throw err;
   }
   const closeFd = () => {
     if (fd === null) return;
@@ -173,6 +204,7 @@ export function beginSnapshot(
     closeSync(f);
   };
   const abort = async () => {
+    capture.close();
     try {
       closeFd();
     } catch {
@@ -180,12 +212,26 @@ export function beginSnapshot(
     }
     await rm(tmp, { force: true }).catch(() => {});
   };
+  const writeChunks = async (f: number) => {
+    let slice = performance.now();
+    for (let i = 0; i * capture.chunkBytes < capture.size; i++) {
+      const bytes = capture.chunk(i);
+      for (let done = 0; done < bytes.length; )
+        done += writeSync(f, bytes, done, bytes.length - done, i * capture.chunkBytes + done);
+      if (performance.now() - slice >= sliceMs) {
+        await new Promise((r) => setImmediate(r));
+        slice = performance.now();
+      }
+    }
+    capture.close();
+  };
   return {
     abort,
     finish: async () => {
       try {
         if (copy) await writeFile!(tmp, copy);
         else {
+          await writeChunks(fd!);
           await fsyncFd(fd!);
           closeFd();
         }

@@ -37,6 +37,7 @@ import {
   emptyDatabase,
   loadSnapshot,
   type PendingSnapshot,
+  SNAPSHOT_CHUNK_BYTES,
   SNAPSHOT_FILE,
   SNAPSHOT_TEMP_FILE,
   type WriteFileHook,
@@ -651,16 +652,18 @@ class BelfryStore implements Store {
     const next = this.generation + 1;
 
     // Synchronous on purpose: no transaction can commit between the image and the rotation, so every
-    // record is either in the image or in generation `next`. The image is a live view of the database
-    // file (no copy; exportBytes() only for a file memfs.ts does not manage): it is written into the temp
-    // file before anything else can run.
+    // record is either in the image or in generation `next`. The image is a capture of the database file
+    // (memfs.ts: written out later chunk by chunk, a chunk copied aside only when a commit would change
+    // it first; exportBytes() only for a file memfs.ts does not manage).
     let pending: PendingSnapshot;
     let imageBytes: number;
+    let copied = () => 0;
     this.db.setCommitSink(null);
     try {
       this.db.exec(`PRAGMA user_version = ${next}`);
-      const image = this.db.fileImage() ?? this.db.exportBytes();
-      imageBytes = image.length;
+      const image = this.db.captureImage(SNAPSHOT_CHUNK_BYTES) ?? this.db.exportBytes();
+      imageBytes = image instanceof Uint8Array ? image.length : image.size;
+      copied = () => (image instanceof Uint8Array ? 0 : image.copiedChunks * image.chunkBytes);
       pending = beginSnapshot(this.dir, image, this.opts.io?.writeSnapshotFile);
     } catch (err) {
       this.log.error('snapshot failed; the journal keeps the data', { file: SNAPSHOT_FILE, error: err });
@@ -678,7 +681,7 @@ class BelfryStore implements Store {
     this.uncoveredBytes = 0;
     this.uncoveredRecords = 0;
     this.oldestUncoveredAt = null;
-    /** The event loop was blocked this long: stamp, image into the temp file (or export), rotation. */
+    /** The event loop was blocked this long: stamp, capture (or export), temp file, rotation. */
     const blockedMs = performance.now() - started;
 
     try {
@@ -708,6 +711,7 @@ class BelfryStore implements Store {
       bytes: imageBytes,
       records: covered.records,
       blockedMs: Math.round(blockedMs * 10) / 10,
+      copiedAsideBytes: copied(),
       totalMs: Math.round(totalMs * 10) / 10,
     });
   }
