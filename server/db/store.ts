@@ -4,10 +4,10 @@
  *
  * Start-up: load belfry.db → replay journals from its generation on (a torn tail is cut off) →
  * attach the journal → migrate (journaled like any write).
- * Snapshot: in one synchronous step, stamp the next generation into the image, write the database file
- * (straight from sql.js's in-memory file, no copy: memfs.ts) into belfry.db.tmp and rotate the journal,
- * so every later commit lands in the new generation; then make the image durable, rename it over
- * belfry.db, and only then delete the journals it covers.
+ * Snapshot: in one synchronous step, stamp the next generation into the image, capture the database
+ * file (sql.js's in-memory file, copy-on-write: memfs.ts) and rotate the journal, so every later commit
+ * lands in the new generation; then write the capture into belfry.db.tmp in chunks, make it durable,
+ * rename it over belfry.db, and only then delete the journals it covers.
  */
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -67,15 +67,15 @@ export interface StoreOptions {
   /**
    * Snapshot when the journal passes this many bytes (checked on every commit). Default 4 MiB (~18k
    * messages): next to a 1M-message FTS index a crash then costs at most ~1 s of replay at start-up
-   * (with triggerKeptIndexes; ~4 s without), and a snapshot, which blocks the event loop ~0.2–0.5 s at
-   * that size, comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
+   * (with triggerKeptIndexes; ~4 s without), and a snapshot, ~0.4–0.9 s at that size (in slices of
+   * ≤ 4 ms), comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
    * on and waits for a quiet moment; at the full threshold it no longer waits. The threshold in effect
    * is never below SNAPSHOT_IMAGE_FRACTION of the last snapshot's size (snapshotThreshold).
    */
   snapshotJournalBytes?: number;
   /**
-   * True when nobody would wait for a snapshot now (no request for a moment). Writing the image of a
-   * million messages blocks the event loop for ~0.2–0.5 s, so a due snapshot waits for such a
+   * True when nobody would wait for a snapshot now (no request for a moment). A snapshot of a million
+   * messages takes ~0.4–0.9 s (in slices, but it adds work), so a due snapshot waits for such a
    * moment (at most SNAPSHOT_QUIET_WAIT_MS by the store's clock) unless the journal reaches the full threshold. Without it a
    * snapshot runs as soon as the threshold is passed.
    */
