@@ -1,4 +1,5 @@
 import type { Database as SqlJsDatabase, SqlValue, Statement } from 'sql.js';
+import { captureFile, closeRaw, type FileCapture, fileNameOf, fileStorage } from './memfs';
 
 /** A bound parameter. Stores convert booleans and dates before they reach the database. */
 export type Param = string | number | null | Uint8Array;
@@ -39,11 +40,6 @@ export type CommitSink = (entries: readonly JournalEntry[], relaxed: boolean) =>
 const WRITE_RE =
   /^\s*(insert|update|delete|replace|create|drop|alter)\b|^\s*with\b[\s\S]*\b(insert|update|delete|replace)\b/i;
 
-/**
- * sql.js behind the five verbs, with nested transactions (savepoints), a statement cache and a
- * commit hook that the journal hangs on. `export()` closes and reopens the sql.js handle, which frees
- * every prepared statement and resets PRAGMAs and custom functions: `exportBytes()` re-applies them.
- */
 /** A cached statement with what is known of it once: its row builder, and whether it writes. */
 interface Prepared {
   stmt: Statement;
@@ -92,6 +88,11 @@ export function rowMaker(columns: readonly string[]): RowMaker {
   return new Function('v', `return { ${fields} };`) as RowMaker;
 }
 
+/**
+ * sql.js behind the five verbs, with nested transactions (savepoints), a statement cache and a
+ * commit hook that the journal hangs on. `exportBytes()` frees the cached statements and re-applies
+ * the setup (PRAGMAs) around sql.js's export, as older sql.js versions reopened the handle there.
+ */
 export class SqlJsDb implements Db {
   private readonly cache = new Map<string, Prepared>();
   private depth = 0;
@@ -223,9 +224,35 @@ export class SqlJsDb implements Db {
     return bytes;
   }
 
+  /**
+   * The database file as it is now, without a copy: a view of its MEMFS storage (memfs.ts), or null when
+   * the file is not a managed one (then use exportBytes()). Between transactions the file is the whole
+   * database (journal_mode MEMORY writes every page at COMMIT; there is no WAL). The view is live: it is
+   * valid only until the next write, so use it synchronously. Must not be called inside a transaction.
+   */
+  fileImage(): Uint8Array | null {
+    if (this.depth > 0) throw new Error('cannot read the file inside a transaction');
+    const storage = fileStorage(fileNameOf(this.raw));
+    if (!storage) return null;
+    const size = this.first<{ page_size: number; page_count: number }>(
+      'SELECT page_size, page_count FROM pragma_page_size(), pragma_page_count()',
+    );
+    return imageOf(storage, Number(size?.page_size ?? 0), Number(size?.page_count ?? 0));
+  }
+
+  /**
+   * Captures the database file as it is now (memfs.ts captureFile): its chunks can be read later while
+   * the database keeps changing. Null when the file is not a managed one (then use exportBytes()). Not
+   * inside a transaction; the caller closes it.
+   */
+  captureImage(chunkBytes: number): FileCapture | null {
+    const image = this.fileImage();
+    return image ? captureFile(fileNameOf(this.raw), image.length, chunkBytes) : null;
+  }
+
   close(): void {
     this.clearCache();
-    this.raw.close();
+    closeRaw(this.raw);
   }
 
   /**
@@ -236,7 +263,7 @@ export class SqlJsDb implements Db {
     if (this.depth > 0 || other.depth > 0) throw new Error('cannot swap a database inside a transaction');
     this.clearCache();
     other.clearCache();
-    this.raw.close();
+    closeRaw(this.raw);
     this.raw = other.raw;
   }
 
@@ -301,6 +328,18 @@ export class SqlJsDb implements Db {
     for (const p of this.cache.values()) p.stmt.free();
     this.cache.clear();
   }
+}
+
+/** The first `pages` pages of a file's storage, checked against the SQLite header. */
+export function imageOf(storage: Uint8Array, pageSize: number, pages: number): Uint8Array {
+  const size = pageSize * pages;
+  if (pageSize <= 0 || size > storage.length)
+    throw new Error(`the database file is not ${pages} pages of ${pageSize} bytes`);
+  // Header bytes 16–17: the page size (1 means 65536), as SQLite wrote it into the file.
+  const inHeader = (storage[16]! << 8) | storage[17]!;
+  if ((inHeader === 1 ? 65536 : inHeader) !== pageSize)
+    throw new Error('the database file header does not match its page size');
+  return storage.subarray(0, size);
 }
 
 function bind(stmt: Statement, params: Params | undefined): void {

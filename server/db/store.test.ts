@@ -1,9 +1,21 @@
-import { copyFile, cp, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../lib/clock';
 import { memoryLogger } from '../lib/log';
+import { SqlJsDb } from './database';
 import {
   encodeJournalHeader,
   type JournalFile,
@@ -502,6 +514,24 @@ describe('failures', () => {
     expect(names(b)).toEqual(['durable', 'after', 'after snapshot']);
   });
 
+  it('keeps the old snapshot and journals when the temp file cannot be written', async () => {
+    const a = await openTest();
+    insert(a, 'one');
+    await a.snapshot();
+    insert(a, 'two');
+    await mkdir(join(dir, 'belfry.db.tmp')); // opening it for writing fails (EISDIR)
+    await expect(a.snapshot()).rejects.toThrow(/EISDIR/);
+    expect(a.stats().journalRecords).toBeGreaterThan(0);
+    expect(log.lines.some((l) => l.includes('snapshot failed'))).toBe(true);
+    insert(a, 'three');
+    await rm(join(dir, 'belfry.db.tmp'), { recursive: true });
+    await a.snapshot();
+    insert(a, 'four');
+    await crash(a);
+    const b = await openTest();
+    expect(names(b)).toEqual(['one', 'two', 'three', 'four']);
+  });
+
   it('keeps the old snapshot and journals when writing a snapshot fails', async () => {
     let failSnapshot = true;
     const a = await openTest({
@@ -572,6 +602,39 @@ describe('failures', () => {
     await crash(b);
     const c = await openTest();
     expect(names(c)).toEqual(['one', 'two']);
+  });
+});
+
+describe('snapshot image', () => {
+  it('writes belfry.db straight from the database file (no export copy), as it was at the snapshot', async () => {
+    const a = await openTest();
+    for (let i = 0; i < 200; i++) insert(a, `before ${i}`, i, new Uint8Array(2000).fill(i));
+    const exportBytes = vi.spyOn(SqlJsDb.prototype, 'exportBytes');
+    try {
+      const done = a.snapshot();
+      await new Promise((r) => setImmediate(r)); // past the snapshot's synchronous step
+      insert(a, 'after');
+      await done;
+      expect(exportBytes).not.toHaveBeenCalled();
+    } finally {
+      exportBytes.mockRestore();
+    }
+    const SQL = await loadSqlJs();
+    const file = new SQL.Database(await readFile(join(dir, 'belfry.db')));
+    try {
+      expect(file.exec('PRAGMA integrity_check')[0]!.values).toEqual([['ok']]);
+      expect(file.exec('PRAGMA user_version')[0]!.values).toEqual([[2]]);
+      const rows = file.exec(
+        'SELECT name, n, length(data), hex(substr(data, 2000, 1)) FROM items ORDER BY id',
+      )[0]!;
+      expect(rows.values.length).toBe(200);
+      expect(rows.values[199]).toEqual(['before 199', 199, 2000, 'C7']);
+    } finally {
+      file.close();
+    }
+    await crash(a);
+    const b = await openTest();
+    expect(names(b).slice(-2)).toEqual(['before 199', 'after']);
   });
 });
 

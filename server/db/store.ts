@@ -4,9 +4,10 @@
  *
  * Start-up: load belfry.db → replay journals from its generation on (a torn tail is cut off) →
  * attach the journal → migrate (journaled like any write).
- * Snapshot: in one synchronous step, stamp the next generation into the image, export it and rotate
- * the journal, so every later commit lands in the new generation; then write the image atomically and
- * only once it is durable delete the journals it covers.
+ * Snapshot: in one synchronous step, stamp the next generation into the image, capture the database
+ * file (sql.js's in-memory file, copy-on-write: memfs.ts) and rotate the journal, so every later commit
+ * lands in the new generation; then write the capture into belfry.db.tmp in chunks, make it durable,
+ * rename it over belfry.db, and only then delete the journals it covers.
  */
 import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -27,16 +28,19 @@ import {
   scanJournal,
   syncDir,
 } from './journal';
+import { closeRaw } from './memfs';
 import { type Migration, migrate } from './migrate';
 import { ReplayIndexing, type TriggerKeptIndex } from './replay-index';
 import {
+  beginSnapshot,
   CorruptDatabaseError,
   emptyDatabase,
   loadSnapshot,
+  type PendingSnapshot,
+  SNAPSHOT_CHUNK_BYTES,
   SNAPSHOT_FILE,
   SNAPSHOT_TEMP_FILE,
   type WriteFileHook,
-  writeSnapshot,
 } from './snapshot';
 
 export { CorruptDatabaseError } from './snapshot';
@@ -63,15 +67,15 @@ export interface StoreOptions {
   /**
    * Snapshot when the journal passes this many bytes (checked on every commit). Default 4 MiB (~18k
    * messages): next to a 1M-message FTS index a crash then costs at most ~1 s of replay at start-up
-   * (with triggerKeptIndexes; ~4 s without), and a snapshot, which blocks the event loop ~0.6–1 s at
-   * that size, comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
+   * (with triggerKeptIndexes; ~4 s without), and a snapshot, ~0.4–0.9 s at that size (in slices of
+   * ≤ 4 ms), comes every 9–18k messages. With `quiet`, a snapshot is due from half of it
    * on and waits for a quiet moment; at the full threshold it no longer waits. The threshold in effect
    * is never below SNAPSHOT_IMAGE_FRACTION of the last snapshot's size (snapshotThreshold).
    */
   snapshotJournalBytes?: number;
   /**
-   * True when nobody would wait for a snapshot now (no request for a moment). Exporting a database of
-   * a million messages blocks the event loop for about a second, so a due snapshot waits for such a
+   * True when nobody would wait for a snapshot now (no request for a moment). A snapshot of a million
+   * messages takes ~0.4–0.9 s (in slices, but it adds work), so a due snapshot waits for such a
    * moment (at most SNAPSHOT_QUIET_WAIT_MS by the store's clock) unless the journal reaches the full threshold. Without it a
    * snapshot runs as soon as the threshold is passed.
    */
@@ -179,7 +183,7 @@ async function openFromDisk(dir: string, opts: StoreOptions): Promise<Opened> {
   try {
     db = new SqlJsDb(raw, applyStoreSetup);
   } catch (err) {
-    raw.close();
+    closeRaw(raw);
     throw err;
   }
   try {
@@ -648,12 +652,22 @@ class BelfryStore implements Store {
     const next = this.generation + 1;
 
     // Synchronous on purpose: no transaction can commit between the image and the rotation, so every
-    // record is either in the image or in generation `next`.
-    let bytes: Uint8Array;
+    // record is either in the image or in generation `next`. The image is a capture of the database file
+    // (memfs.ts: written out later chunk by chunk, a chunk copied aside only when a commit would change
+    // it first; exportBytes() only for a file memfs.ts does not manage).
+    let pending: PendingSnapshot;
+    let imageBytes: number;
+    let copied = () => 0;
     this.db.setCommitSink(null);
     try {
       this.db.exec(`PRAGMA user_version = ${next}`);
-      bytes = this.db.exportBytes();
+      const image = this.db.captureImage(SNAPSHOT_CHUNK_BYTES) ?? this.db.exportBytes();
+      imageBytes = image instanceof Uint8Array ? image.length : image.size;
+      copied = () => (image instanceof Uint8Array ? 0 : image.copiedChunks * image.chunkBytes);
+      pending = beginSnapshot(this.dir, image, this.opts.io?.writeSnapshotFile);
+    } catch (err) {
+      this.log.error('snapshot failed; the journal keeps the data', { file: SNAPSHOT_FILE, error: err });
+      throw err;
     } finally {
       this.db.setCommitSink(this.sink);
     }
@@ -667,15 +681,17 @@ class BelfryStore implements Store {
     this.uncoveredBytes = 0;
     this.uncoveredRecords = 0;
     this.oldestUncoveredAt = null;
-    const exportMs = performance.now() - started;
+    /** The event loop was blocked this long: stamp, capture (or export), temp file, rotation. */
+    const blockedMs = performance.now() - started;
 
     try {
       // Every record before the image is durable and the journal the image continues with exists before
       // belfry.db names it: a batch that fails now was refused to its clients, and the image (which
       // holds it) is then dropped; and a missing journal always means damage (recoverJournals).
       await rotated;
-      await writeSnapshot(this.dir, bytes, this.opts.io?.writeSnapshotFile);
+      await pending.finish();
     } catch (err) {
+      await pending.abort();
       // The old belfry.db and every journal are untouched: nothing is lost, it all stays to replay.
       this.uncoveredBytes += covered.bytes;
       this.uncoveredRecords += covered.records;
@@ -684,7 +700,7 @@ class BelfryStore implements Store {
       throw err;
     }
     this.hasSnapshotFile = true;
-    this.imageBytes = bytes.length;
+    this.imageBytes = imageBytes;
     this.forceSnapshotAtBytes = this.snapshotThreshold();
     await this.dropJournalsBelow(next);
     const totalMs = performance.now() - started;
@@ -692,9 +708,10 @@ class BelfryStore implements Store {
     this.lastSnapshotMs = totalMs;
     this.log.info('snapshot written', {
       generation: next,
-      bytes: bytes.length,
+      bytes: imageBytes,
       records: covered.records,
-      exportMs: Math.round(exportMs * 10) / 10,
+      blockedMs: Math.round(blockedMs * 10) / 10,
+      copiedAsideBytes: copied(),
       totalMs: Math.round(totalMs * 10) / 10,
     });
   }

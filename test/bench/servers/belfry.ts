@@ -1,7 +1,8 @@
 /**
  * Belfry in a child process for the benchmarks: the real createServer on 127.0.0.1:0 over BENCH_DATA_DIR.
  * Prints one JSON line when listening: port, createServer time (snapshot load + journal replay +
- * migrations + feature init) and the time since the process started.
+ * migrations + feature init) and the time since the process started. SIGUSR2 runs a snapshot and prints
+ * `{"snapshotMs": …}` when it is durable (memory.bench.ts: a snapshot under load).
  */
 import { loadConfig } from '../../../server/config';
 import { createServer } from '../../../server/index';
@@ -29,5 +30,12 @@ process.once('SIGTERM', () => {
   server.stop().then(
     () => process.exit(0),
     () => process.exit(1),
+  );
+});
+process.on('SIGUSR2', () => {
+  const t = performance.now();
+  server.store.snapshot().then(
+    () => process.stdout.write(`${JSON.stringify({ snapshotMs: performance.now() - t })}\n`),
+    (err: unknown) => process.stdout.write(`${JSON.stringify({ snapshotError: String(err) })}\n`),
   );
 });

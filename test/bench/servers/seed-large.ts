@@ -6,6 +6,7 @@
  * store's snapshot threshold (SNAPSHOT_JOURNAL_BYTES), the longest journal a crash can leave behind;
  * BENCH_TAIL=<n> writes exactly n. Prints one JSON line with the
  * fixture and timings. Deterministic text: 32 words mixed by the row number, ~120 characters a message.
+ * Before it, one `{"phase": …}` line as each step starts (memory.bench.ts labels its RSS samples by them).
  */
 import { SNAPSHOT_JOURNAL_BYTES } from '../../../server/db/store';
 import { indexSearchBatch } from '../../../server/features/messages/search-index';
@@ -54,7 +55,9 @@ const WORDS = [
 const W = WORDS.map((w) => w.padEnd(12)).join('');
 const word = (expr: string) => `trim(substr('${W}', ((${expr}) % 32) * 12 + 1, 12))`;
 
+const phase = (name: string) => process.stdout.write(`${JSON.stringify({ phase: name })}\n`);
 const t0 = performance.now();
+phase('bulk insert');
 const store = await openBenchStore(dataDir);
 const fx = seedFixture(store, { channels: CHANNELS, devices: 2 });
 const base = Date.UTC(2025, 0, 1);
@@ -77,10 +80,12 @@ for (let from = 0; from < ROWS; from += BATCH) {
   indexSearchBatch(store.db, BATCH);
 }
 const insertedMs = performance.now() - t0;
+phase('snapshot');
 await store.snapshot();
 const snapshotMs = performance.now() - t0 - insertedMs;
 // No await in the loop: the store's own snapshot (due at the threshold) cannot run in between.
 let tail = 0;
+phase('journal tail');
 const tailDone = () => (TAIL === null ? store.stats().journalBytes >= SNAPSHOT_JOURNAL_BYTES : tail >= TAIL);
 /** The server indexes a batch every SEARCH_INDEX_LAG_MS: at ~2,000 messages a second, about this many. */
 const TAIL_INDEX_EVERY = 500;
