@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+/**
+ * `npm run serve -- [flags]` (and `npm start` without Electron): builds the web UI when dist/renderer is
+ * missing or older than its sources (one line while it builds), then runs the server in this same
+ * process, so a signal sent to this process reaches the server itself. BELFRY_SKIP_UI_BUILD=1 skips
+ * the build (the API works without the UI; `/` then says how to build it).
+ */
+import { register } from 'tsx/esm/api';
+
+register();
+const { ensureRendererBuilt } = await import('./renderer-build.ts');
+if (!['1', 'true', 'yes'].includes(process.env.BELFRY_SKIP_UI_BUILD ?? '')) {
+  try {
+    ensureRendererBuilt({ log: (line) => console.log(line) });
+  } catch (err) {
+    console.log(
+      `Belfry: could not build the web interface (${err instanceof Error ? err.message.split('\n')[0] : err}); ` +
+        'starting the API anyway, `/` says how to build it.',
+    );
+  }
+}
+await import('../server/cli.ts');
