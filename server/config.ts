@@ -30,7 +30,7 @@ const configSchema = z.object({
   /** The password rule of every account (users/schema.ts): refused at start rather than stored weak. */
   adminPassword: z
     .string()
-    .min(PASSWORD_MIN_CHARS, `must be at least ${PASSWORD_MIN_CHARS} characters (the password rule)`)
+    .min(PASSWORD_MIN_CHARS, `must be at least ${PASSWORD_MIN_CHARS} characters, like every account password`)
     .refine(
       (p) => Buffer.byteLength(p, 'utf8') <= PASSWORD_MAX_BYTES,
       `must be at most ${PASSWORD_MAX_BYTES} bytes`,
@@ -186,7 +186,10 @@ export function loadConfig(
   if (raw.dataDir === undefined) raw.dataDir = defaultDataDir(env);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${settingName(String(i.path[0] ?? ''))}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      return `${i.path.join('.') || 'config'}: ${i.message}${settingSources(key)}`;
+    });
     throw new ConfigError(`invalid configuration:${lines.length === 1 ? ' ' : '\n  '}${lines.join('\n  ')}`);
   }
   applyLanMode(parsed.data, raw.host !== undefined);
@@ -288,12 +291,11 @@ function envNameOf(key: string): string | undefined {
   return Object.entries(ENV).find(([, k]) => k === key)?.[0];
 }
 
-/** `adminPassword (BELFRY_ADMIN_PASSWORD)`: a setting as the user can set it, for error messages. */
-function settingName(key: string): string {
-  if (!key) return 'config';
+/** ` (set by --port or BELFRY_PORT)`: where the user sets a setting, for error messages. */
+function settingSources(key: string): string {
   const flag = Object.entries(FLAGS).find(([, k]) => k === key)?.[0];
   const names = [flag && `--${flag}`, envNameOf(key)].filter(Boolean);
-  return names.length ? `${key} (${names.join(', ')})` : key;
+  return names.length ? ` (set by ${names.join(' or ')})` : '';
 }
 
 export function helpText(env: NodeJS.ProcessEnv = process.env): string {

@@ -204,7 +204,7 @@ describe('npm run serve', () => {
     const r = await runCli(['--port', '0', '--data-dir', tempDir()], { BELFRY_ADMIN_PASSWORD: 'short' });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'belfry: invalid configuration: adminPassword (BELFRY_ADMIN_PASSWORD): must be at least 8 characters (the password rule)\n',
+      'belfry: invalid configuration: adminPassword: must be at least 8 characters, like every account password (set by BELFRY_ADMIN_PASSWORD)\n',
     );
   });
 
