@@ -15,7 +15,7 @@ import {
 
 /**
  * One schema for every setting: defaults → BELFRY_* environment → command-line flags
- * (contract.md, "Starting"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
+ * (`--help` lists them; README, "Configuration"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
  */
 const boolish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
