@@ -9,7 +9,21 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { ensureRendererBuilt } = await import('./renderer-build.ts');
-if (!['1', 'true', 'yes'].includes(process.env.BELFRY_SKIP_UI_BUILD ?? '')) {
+const { loadConfig } = await import('../server/config.ts');
+
+/** `--help` and a start that will be refused (server/cli.ts says why) need no UI: do not build it first. */
+function willServe() {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) return false;
+  try {
+    loadConfig({ argv });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!['1', 'true', 'yes'].includes(process.env.BELFRY_SKIP_UI_BUILD ?? '') && willServe()) {
   try {
     ensureRendererBuilt({ log: (line) => console.log(line) });
   } catch (err) {

@@ -287,6 +287,18 @@ const FLAG_HELP: Record<keyof typeof FLAGS, string> = {
   'trust-proxy': 'proxies that may set X-Forwarded-For: a hop count, or a comma list of addresses (loopback)',
 };
 
+/** What the settings without a flag do, for `--help`. */
+const ENV_HELP: Record<string, string> = {
+  BELFRY_ADMIN_EMAIL: 'the administrator created on the first start [default: admin@localhost]',
+  BELFRY_ADMIN_PASSWORD: `its password, at least ${PASSWORD_MIN_CHARS} characters (unset: generated and printed once)`,
+  BELFRY_BCRYPT_ROUNDS: 'password hashing cost',
+  BELFRY_BODY_LIMIT_BYTES: 'largest JSON or form body accepted',
+  BELFRY_SNAPSHOT_JOURNAL_BYTES: 'write a snapshot once the journal holds this many bytes',
+  BELFRY_MIN_INTERVAL_S: 'shortest heartbeat period in seconds',
+  BELFRY_SELF_PING_URL: 'an outside URL to GET every interval (watch the watcher)',
+  BELFRY_SELF_PING_INTERVAL_S: 'seconds between self-pings',
+};
+
 function envNameOf(key: string): string | undefined {
   return Object.entries(ENV).find(([, k]) => k === key)?.[0];
 }
@@ -311,7 +323,9 @@ export function helpText(env: NodeJS.ProcessEnv = process.env): string {
   const flagKeys = new Set<string>(Object.values(FLAGS));
   const envOnly = Object.entries(ENV)
     .filter(([, key]) => !flagKeys.has(key))
-    .map(([name, key]) => `  ${name}${shown(defaults[key])}`);
+    .map(
+      ([name, key]) => `  ${name}${shown(defaults[key])}${ENV_HELP[name] ? `\n      ${ENV_HELP[name]}` : ''}`,
+    );
   return [
     'Usage: npm run serve -- [flags]   (or: npm start -- [flags])',
     '',
