@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm start` (contract, "Starting"): the desktop app when an Electron binary and a display exist;
- * otherwise one line saying why, then the headless server (`npm run serve`) with the same arguments.
+ * otherwise one line saying why, then the headless server (`npm run serve`, scripts/serve.mjs) with the
+ * same arguments, in this same process so that SIGTERM to it stops the server. Either way the web UI is
+ * built first when it is missing or older than its sources.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -31,6 +33,11 @@ function run(cmd, cmdArgs) {
   const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));
+  // npm's script shell dies of SIGTERM without passing it on (server/cli.ts, stopWithParent): pass it.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && child.kill('SIGTERM'), 250).unref();
+  }
 }
 
 const bin = electronBinary();
@@ -41,11 +48,7 @@ const why = !bin
     : null;
 if (why) {
   console.log(`Belfry: ${why}; running the headless server instead (npm run serve).`);
-  run(process.execPath, [
-    join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-    join(root, 'server', 'cli.ts'),
-    ...args,
-  ]);
+  await import('./serve.mjs');
 } else {
   const main = join(root, 'dist', 'electron', 'main.js');
   const build = () =>
@@ -56,10 +59,10 @@ if (why) {
       });
       c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build exited ${code}`))));
     });
-  (existsSync(main) && existsSync(join(root, 'dist', 'renderer', 'index.html'))
-    ? Promise.resolve()
-    : build()
-  ).then(
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { rendererBuildReason } = await import('./renderer-build.ts');
+  (existsSync(main) && !rendererBuildReason(root) ? Promise.resolve() : build()).then(
     () => run(bin, [root, ...args]),
     (err) => {
       console.error(`Belfry: ${err.message}`);

@@ -1,9 +1,10 @@
 /**
- * `npm run serve -- [flags]`: the server without Electron (contract, "Starting").
- * Prints exactly one `Belfry listening on http://HOST:PORT` line when ready; SIGINT/SIGTERM stop
- * accepting, finish in-flight requests, flush the store and exit 0.
+ * `npm run serve -- [flags]` (scripts/serve.mjs runs this module): the server without Electron
+ * (contract, "Starting"). Prints exactly one `Belfry listening on http://HOST:PORT` line when ready;
+ * SIGINT/SIGTERM stop accepting, finish in-flight requests, flush the store and exit 0. `--help` prints
+ * the flags. A start that cannot work (bad setting, data dir unusable) says why in one line, exit 1.
  */
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, helpText, loadConfig } from './config';
 import { DataDirLockedError } from './db/lock';
 import { NewerDatabaseError } from './db/migrate';
 import { CorruptDatabaseError } from './db/store';
@@ -11,8 +12,26 @@ import { createServer } from './index';
 import { installLastResortHandlers } from './lib/last-resort';
 import { createLogger } from './lib/log';
 
+/**
+ * Under npm (`npm run serve`, `npm start`), the parent is npm's script shell. npm forwards SIGTERM to
+ * that shell, and the shell dies without passing it on: stop as for SIGTERM when the parent goes, so no
+ * orphan keeps the port and the data dir lock.
+ */
+function stopWithParent(shutdown: (why: string) => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) shutdown('parent process exited');
+  }, 250).unref();
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig({ argv: process.argv.slice(2) });
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(helpText());
+    return;
+  }
+  const config = loadConfig({ argv });
   const log = createLogger(config.logLevel);
   // One bad request must never stop the process: what escapes every guard is logged, not fatal.
   installLastResortHandlers(log);
@@ -41,6 +60,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopWithParent(shutdown);
+}
+
+/** A file system error (EACCES, ENOTDIR, EROFS…) on a path: the user's to fix, not a bug; no stack. */
+function isPathError(err: unknown): err is NodeJS.ErrnoException & { path: string } {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && 'path' in err;
 }
 
 main().catch((err: unknown) => {
@@ -51,6 +76,10 @@ main().catch((err: unknown) => {
     err instanceof DataDirLockedError
   ) {
     process.stderr.write(`belfry: ${err.message}\n`);
+  } else if (isPathError(err)) {
+    process.stderr.write(
+      `belfry: cannot use ${err.path}: ${err.message} (check --data-dir and its permissions)\n`,
+    );
   } else {
     process.stderr.write(
       `belfry: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

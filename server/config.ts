@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,8 @@ import { smtpUrlProblem } from './features/mail/smtp-url';
 import {
   DEFAULT_PLANS,
   JSON_BODY_LIMIT_BYTES,
+  PASSWORD_MAX_BYTES,
+  PASSWORD_MIN_CHARS,
   PLAN_NAMES,
   type PlanLimits,
   type PlanName,
@@ -14,7 +16,7 @@ import {
 
 /**
  * One schema for every setting: defaults → BELFRY_* environment → command-line flags
- * (contract.md, "Starting"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
+ * (`--help` lists them; README, "Configuration"). Plans come from the contract's table, overridden by `plans.json` in the data dir.
  */
 const boolish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
@@ -26,7 +28,15 @@ const configSchema = z.object({
   dataDir: z.string().min(1),
   publicUrl: z.string().url().optional(),
   adminEmail: z.string().email().optional(),
-  adminPassword: z.string().min(1).optional(),
+  /** The password rule of every account (users/schema.ts): refused at start rather than stored weak. */
+  adminPassword: z
+    .string()
+    .min(PASSWORD_MIN_CHARS, `must be at least ${PASSWORD_MIN_CHARS} characters, like every account password`)
+    .refine(
+      (p) => Buffer.byteLength(p, 'utf8') <= PASSWORD_MAX_BYTES,
+      `must be at most ${PASSWORD_MAX_BYTES} bytes`,
+    )
+    .optional(),
   registration: boolish.default(false),
   smtpUrl: z
     .string()
@@ -119,7 +129,7 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_SELF_PING_INTERVAL_S: 'selfPingIntervalS',
 };
 
-const FLAGS: Record<string, keyof ConfigInput> = {
+const FLAGS = {
   host: 'host',
   port: 'port',
   'data-dir': 'dataDir',
@@ -131,7 +141,7 @@ const FLAGS: Record<string, keyof ConfigInput> = {
   'allowed-origins': 'allowedOrigins',
   lan: 'lan',
   'trust-proxy': 'trustProxy',
-};
+} satisfies Record<string, keyof ConfigInput>;
 
 export class ConfigError extends Error {}
 
@@ -147,7 +157,7 @@ export function parseFlags(argv: readonly string[]): Partial<Record<keyof Config
     if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument: ${arg}`);
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    const key = FLAGS[name];
+    const key = (FLAGS as Record<string, keyof ConfigInput>)[name];
     if (!key)
       throw new ConfigError(
         `unknown flag --${name} (known: ${Object.keys(FLAGS)
@@ -180,10 +190,17 @@ export function loadConfig(
   if (raw.dataDir === undefined) raw.dataDir = defaultDataDir(env);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      return `${i.path.join('.') || 'config'}: ${i.message}${settingSources(key)}`;
+    });
+    throw new ConfigError(`invalid configuration:${lines.length === 1 ? ' ' : '\n  '}${lines.join('\n  ')}`);
   }
   applyLanMode(parsed.data, raw.host !== undefined);
+  if (existsSync(parsed.data.dataDir) && !statSync(parsed.data.dataDir).isDirectory())
+    throw new ConfigError(
+      `the data dir ${parsed.data.dataDir} is a file, not a directory: pass --data-dir (BELFRY_DATA_DIR) a directory, or move the file away`,
+    );
   return { ...parsed.data, plans: loadPlans(parsed.data.dataDir) };
 }
 
@@ -254,4 +271,77 @@ function applyLanMode(config: z.output<typeof configSchema>, hostGiven: boolean)
       `host ${config.host} would serve Belfry to the network over plain HTTP (passwords and tokens unencrypted). ` +
         'Start with --lan (BELFRY_LAN=1) to choose LAN mode, or keep 127.0.0.1 behind an HTTPS proxy.',
     );
+}
+
+/**
+ * `--help`: every flag of FLAGS with its environment variable, what it sets and its default; then the
+ * settings that only the environment sets.
+ */
+const FLAG_HELP: Record<keyof typeof FLAGS, string> = {
+  host: 'address to listen on (loopback only unless --lan)',
+  port: 'port to listen on (0 picks a free one)',
+  'data-dir': 'directory of the database, uploads and the lock',
+  'public-url': 'the URL users reach Belfry at (links in mails); defaults to http://HOST:PORT',
+  'log-level': 'debug, info, warn or error',
+  registration: 'let anyone create an account (POST /user without sign-in)',
+  'smtp-url': 'SMTP server for verification and reset mails, e.g. smtp://user:pass@mail.example:587',
+  'mail-from': 'sender address of those mails',
+  'allowed-origins': 'comma list of web origins allowed to call the API from a browser (CORS)',
+  lan: 'serve the network over plain HTTP (binds 0.0.0.0 unless --host)',
+  'trust-proxy': 'proxies that may set X-Forwarded-For: a hop count, or a comma list of addresses (loopback)',
+};
+
+/** What the settings without a flag do, for `--help`. */
+const ENV_HELP: Record<string, string> = {
+  BELFRY_ADMIN_EMAIL: 'the administrator created on the first start [default: admin@localhost]',
+  BELFRY_ADMIN_PASSWORD: `its password, at least ${PASSWORD_MIN_CHARS} characters (unset: generated and printed once)`,
+  BELFRY_BCRYPT_ROUNDS: 'password hashing cost',
+  BELFRY_BODY_LIMIT_BYTES: 'largest JSON or form body accepted',
+  BELFRY_SNAPSHOT_JOURNAL_BYTES: 'write a snapshot once the journal holds this many bytes',
+  BELFRY_MIN_INTERVAL_S: 'shortest heartbeat period in seconds',
+  BELFRY_SELF_PING_URL: 'an outside URL to GET every interval (watch the watcher)',
+  BELFRY_SELF_PING_INTERVAL_S: 'seconds between self-pings',
+};
+
+function envNameOf(key: string): string | undefined {
+  return Object.entries(ENV).find(([, k]) => k === key)?.[0];
+}
+
+/** ` (set by --port or BELFRY_PORT)`: where the user sets a setting, for error messages. */
+function settingSources(key: string): string {
+  const flag = Object.entries(FLAGS).find(([, k]) => k === key)?.[0];
+  const names = [flag && `--${flag}`, envNameOf(key)].filter(Boolean);
+  return names.length ? ` (set by ${names.join(' or ')})` : '';
+}
+
+export function helpText(env: NodeJS.ProcessEnv = process.env): string {
+  const defaults: Record<string, unknown> = configSchema.parse({ dataDir: defaultDataDir(env) });
+  const shown = (v: unknown) =>
+    v === undefined || v === '' || v === false || (Array.isArray(v) && !v.length)
+      ? ''
+      : ` [default: ${String(v)}]`;
+  const flags = Object.entries(FLAGS).map(([flag, key]) => {
+    const arg = key === 'registration' || key === 'lan' ? '' : ' VALUE';
+    return `  --${flag}${arg}\n      ${FLAG_HELP[flag as keyof typeof FLAGS]}${shown(defaults[key])} (env ${envNameOf(key)})`;
+  });
+  const flagKeys = new Set<string>(Object.values(FLAGS));
+  const envOnly = Object.entries(ENV)
+    .filter(([, key]) => !flagKeys.has(key))
+    .map(
+      ([name, key]) => `  ${name}${shown(defaults[key])}${ENV_HELP[name] ? `\n      ${ENV_HELP[name]}` : ''}`,
+    );
+  return [
+    'Usage: npm run serve -- [flags]   (or: npm start -- [flags])',
+    '',
+    'Flags (each also settable by its environment variable; a flag wins):',
+    ...flags,
+    '  --help',
+    '      print this help and exit',
+    '',
+    'Settings only the environment sets:',
+    ...envOnly,
+    '',
+    'Reference: docs/operations.md (running it), docs/reference.md (the API).',
+    '',
+  ].join('\n');
 }

@@ -1,5 +1,5 @@
 /**
- * Every endpoint of the spec (../shared/spec/notification-service-api.md), by family.
+ * Every endpoint of the spec (docs/reference.md), by family.
  * Routes no family has built yet answer 501 with the error body (not-implemented.ts); the route
  * inventory test compares this list, docs/api.md and the routes the families mount.
  */

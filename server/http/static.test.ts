@@ -44,6 +44,33 @@ describe('the web UI at /', () => {
     expect((await fetch(`${base}/inbox`, { headers: { Accept: 'application/json' } })).status).toBe(404);
     expect((await fetch(`${base}/inbox`, { ...html, method: 'POST' })).status).toBe(404);
   });
+  it('GET / answers the page to curl (Accept: */*) and to no Accept; JSON clients and other paths still 404', async () => {
+    const variants: Record<string, string>[] = [{ Accept: '*/*' }, { Accept: 'text/plain, */*;q=0.8' }, {}];
+    for (const headers of variants) {
+      const res = await fetch(`${base}/`, { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('<title>UI</title>');
+    }
+    expect((await fetch(`${base}/`, { headers: { Accept: 'application/json' } })).status).toBe(404);
+    expect((await fetch(`${base}/inbox`, { headers: { Accept: '*/*' } })).status).toBe(404);
+    expect((await fetch(`${base}/`, { method: 'POST', headers: { Accept: '*/*' } })).status).toBe(404);
+  });
+  it('GET / says how to build the UI when dist/renderer has no index.html', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'belfry-renderer-empty-'));
+    const app = express();
+    app.use(staticRenderer(empty));
+    const other = app.listen(0, '127.0.0.1');
+    await new Promise((r) => other.once('listening', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('npm run build:renderer');
+    } finally {
+      other.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
   it('isApiPath knows the API nouns; the CSP allows sockets only to the same host', () => {
     expect(isApiPath('/ws')).toBe(true);
     expect(isApiPath('/current/user')).toBe(true);

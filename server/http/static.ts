@@ -92,11 +92,18 @@ export function contentSecurityPolicy(host: string | undefined): string {
 
 const NOT_BUILT_PAGE = `<!doctype html><meta charset="utf-8"><title>Belfry</title>
 <body style="font-family:system-ui;max-width:40rem;margin:3rem auto;padding:0 1rem">
-<h1>Belfry is running</h1><p>The web interface is not built yet. Run <code>npm run build:renderer</code>
-(or <code>npm run build</code>) and reload this page. The API works without it.</p></body>`;
+<h1>Belfry is running</h1><p>The web interface is not built yet. <code>npm run serve</code> and
+<code>npm start</code> build it when they start (unless <code>BELFRY_SKIP_UI_BUILD=1</code>); or run
+<code>npm run build:renderer</code> and reload this page. The API works without it: see docs/reference.md.</p></body>`;
 
+/**
+ * A browser asks for HTML. `/` itself answers the page to anyone who does not prefer JSON (`curl /`
+ * sends an Accept of any type): the first thing a new user tries gets the UI, or the page saying how to build it.
+ */
 function wantsHtml(req: Request): boolean {
-  return (req.method === 'GET' || req.method === 'HEAD') && (req.get('accept') ?? '').includes('text/html');
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  if ((req.get('accept') ?? '').includes('text/html')) return true;
+  return (req.path === '/' || req.path === '/index.html') && req.accepts(['html', 'json']) === 'html';
 }
 
 export function staticRenderer(dir: string = defaultRendererDir()): RequestHandler {

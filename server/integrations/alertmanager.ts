@@ -5,7 +5,7 @@ import type { AlertReceiver, ReceivedMessage } from './registry';
 /**
  * Prometheus Alertmanager webhook (version 4) and Grafana's webhook contact point (a superset with
  * version 1, orgId, title, state, message). One message for the firing alerts of a group and a separate
- * one for its resolved alerts (spec "Sending and reading messages"; ../shared/reference/integrations.md §1).
+ * one for its resolved alerts (docs/reference.md, "Sending and reading messages"; docs/api.md, "Alert receivers").
  */
 const labels = z.record(z.string(), z.string()).catch({});
 const alert = z.looseObject({

@@ -4,7 +4,7 @@ import type { AlertReceiver, ReceivedMessage } from './registry';
 /**
  * Zabbix webhook media type: a flat object of strings posted by our media-type script (JSON or
  * urlencoded). Keys in any case; a value that still looks like an unexpanded `{MACRO}` is empty
- * (../shared/reference/integrations.md §2).
+ * (docs/api.md, "Alert receivers").
  */
 const NSEVERITY_PRIORITY = [2, 3, 5, 6, 8, 10] as const;
 const SEVERITY_NAMES = ['not classified', 'information', 'warning', 'average', 'high', 'disaster'];

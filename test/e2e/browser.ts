@@ -1,41 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { ensureRendererBuilt as buildIfStale } from '../../scripts/renderer-build';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Newest modification time of a file under `dir`, in ms (0 when there is none). */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * The built UI the server serves at `/`. Built here when CI has not run `npm run build:renderer`, and
- * rebuilt when a renderer source is newer than the build, so the tests never drive a stale UI.
- */
+/** The built UI the server serves at `/`, (re)built when missing or stale (shared with `npm run serve`). */
 export function ensureRendererBuilt(): void {
-  const built = join(ROOT, 'dist', 'renderer', 'index.html');
-  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(ROOT, 'renderer'))) return;
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-      timeout: 180_000,
-      // Vitest sets NODE_ENV=test, and vite would build React's development bundle with it: test (and
-      // leave in dist/) the production build users get.
-      env: { ...process.env, NODE_ENV: 'production' },
-    },
-  );
+  buildIfStale();
 }
 
 export interface BrowserHandle {
