@@ -6,7 +6,7 @@ import { tokenDigest, tokenPrefix } from '../lib/tokens';
 import { sameOriginOrAllowed } from './cors';
 import { ApiError, errors } from './errors';
 
-/** Who is calling, resolved once per request (architecture.md, "Requests"). */
+/** Who is calling, resolved once per request (http/auth.ts). */
 export type PrincipalKind = 'device' | 'api' | 'app' | 'share' | 'basic';
 
 export interface Principal {

@@ -6,7 +6,7 @@ import { errorBody, errors } from './errors';
 
 /**
  * A response leaves only after the journal fsync that covers every write committed before it
- * (architecture.md, "Store"): an acknowledged write survives a crash, and nobody is shown data
+ * (docs/operations.md, "Data directory and durability"): an acknowledged write survives a crash, and nobody is shown data
  * that a crash could take back. When nothing is pending this costs nothing.
  */
 export function durableResponses(store: StoreHandle, log: Logger): RequestHandler {

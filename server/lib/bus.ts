@@ -22,7 +22,7 @@ export interface BusEvents {
   /**
    * Something happened to a source writing to `appid` (heartbeat:ping, heartbeat:alert,
    * monitor:status_changed, question:updated ...): a service frame `{kind, appid, at, data}` for the
-   * `/ws?events=1` sockets of that channel's audience (wire-families §1.7). `at` defaults to now.
+   * `/ws?events=1` sockets of that channel's audience (docs/api.md, "Live streams"). `at` defaults to now.
    */
   'source:event': { appid: number; kind: string; data: Record<string, unknown>; at?: number };
   /**

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 
 /**
- * Who may see a channel's messages besides its channel keys (architecture.md, "Live delivery"): the
+ * Who may see a channel's messages besides its channel keys (docs/api.md, "Live streams"): the
  * owner's devices and accepted share recipients' devices, minus devices that mute the channel.
  * Asked once per message, and only when device sockets are connected, so nothing is cached and
  * nothing can go stale: a mute, a share accepted or revoked counts from the next message on.

@@ -24,7 +24,7 @@ export function messageFrame(m: BusMessage, shape: FrameShape): Buffer {
 }
 
 /**
- * A service frame (wire-families §1.7), only for `/ws?events=1` sockets: `{kind, appid, at, data}`,
+ * A service frame (docs/api.md, "Live streams"), only for `/ws?events=1` sockets: `{kind, appid, at, data}`,
  * no top-level `id`, so a client tells it from a Message by `kind`.
  */
 export function serviceFrame(kind: string, appid: number, at: string, data: Record<string, unknown>): Buffer {

@@ -38,7 +38,7 @@ export interface LiveAuth {
 export interface LiveSocket extends LiveAuth {
   readonly ws: WebSocket;
   readonly shape: FrameShape;
-  /** Opened as `/ws?events=1`: also receives service frames (wire-families §1.7). */
+  /** Opened as `/ws?events=1`: also receives service frames (docs/api.md, "Live streams"). */
   readonly events: boolean;
   /** Answered the last ping (or sent anything) since the previous round. */
   alive: boolean;
@@ -127,7 +127,7 @@ export const DEFAULT_HUB_OPTIONS: HubOptions = {
 };
 
 /**
- * The live hub (architecture.md, "Live delivery"): maps each bus event to the sockets and streams that
+ * The live hub (docs/api.md, "Live streams"): maps each bus event to the sockets and streams that
  * may see it, serialises once per audience shape, and sends. Device sockets are indexed by user,
  * channel-key and share-token sockets by channel, SSE streams by user.
  */

@@ -6,7 +6,7 @@ import { openWs, type WsClient } from './realtime-helpers';
 
 /**
  * Existing clients of the older push protocol work unchanged (contract "Compatibility"; the sequences are
- * the ones ../shared/reference/gotify.md §2 documents): the npm `gotify` package sends, and the Android
+ * the ones the Gotify clients use): the npm `gotify` package sends, and the Android
  * app signs in, starts, listens on `/stream?token=` and pages with `since=0`, using only what it uses:
  * Basic on /current/user and POST /client, `X-Gotify-Key` on REST, the token in the socket URL.
  */

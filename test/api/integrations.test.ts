@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server';
 let t: TestServer;
 let dev: string;
 
-// Bodies from ../shared/reference/integrations.md §1.3, §1.6 and §2.3.
+// Bodies as Alertmanager, Grafana and Zabbix send them.
 const ALERTMANAGER = {
   version: '4',
   groupKey: '{}/{team="storage"}:{alertname="DiskAlmostFull", cluster="eu-prod-2"}',

@@ -1,5 +1,5 @@
 /**
- * Journal and snapshot costs (architecture.md, "Store"). A plain script: `npx tsx test/bench/journal.bench.ts`
+ * Journal and snapshot costs (docs/operations.md, "Data directory and durability"). A plain script: `npx tsx test/bench/journal.bench.ts`
  * or through `npm run bench`.
  * - durable writes/s: each write is one transaction inserting one message-like row, then awaiting
  *   sync(); 1, 16 and 128 concurrent writers, a few seconds each;
@@ -105,7 +105,7 @@ export async function run(): Promise<Result> {
       result[`durable_writes_per_s_${c}`] = perSec;
       result[`records_per_fsync_${c}`] = perSync;
     }
-    // The same on a plain table, to compare with architecture.md's figures.
+    // The same on a plain table, for comparison.
     store.db.exec(
       'CREATE TABLE bench_rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL, at INTEGER NOT NULL)',
     );

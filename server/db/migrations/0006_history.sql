@@ -1,4 +1,4 @@
--- Status history of sources (heartbeats, later monitors): wire-families §2.7 (issue 11).
+-- Status history of sources (heartbeats, later monitors): docs/api.md, "Source history" (issue 11).
 -- A source is (kind, source_id); there is no foreign key because every family has its own table, so
 -- families call forgetSource() when one is deleted. Times are unix ms.
 

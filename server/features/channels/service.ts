@@ -283,7 +283,7 @@ function ownerLookup(ctx: AppContext, ids: number[]): (channelId: number) => num
 }
 
 /**
- * `GET /application/{id}/status` (wire-families §1.6): the health fields summed over `channelIds`
+ * `GET /application/{id}/status` (docs/api.md, "Channels"): the health fields summed over `channelIds`
  * (from the families registered in the event-sources registry), the message counts, and `alerting`:
  * every source the caller sees that is now down, late, firing or has issues, oldest `since` first.
  */

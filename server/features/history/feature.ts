@@ -3,7 +3,7 @@ import { historyRoutes } from './routes';
 import { trimHistory } from './service';
 
 /**
- * Status history of sources (wire-families §2.7): the shared module that heartbeats (and later
+ * Status history of sources (docs/api.md, "Source history"): the shared module that heartbeats (and later
  * monitors) write through service.ts, the `/monitor-history` routes, and the retention of the log.
  */
 export const historyFeature: Feature = {

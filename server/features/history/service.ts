@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import type { Db } from '../../db/database';
 
 /**
- * Status history of sources (wire-families §2.7), shared by heartbeats now and monitors later:
+ * Status history of sources (docs/api.md, "Source history"), shared by heartbeats now and monitors later:
  * status intervals, daily aggregates (UTC days), the check / ping log, and the uptime arithmetic.
  * Every writer here is synchronous and runs inside the caller's transaction when called from one.
  */

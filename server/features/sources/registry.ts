@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 
 /**
- * The event-sources registry (wire-families §1.6): every source family (heartbeats now; monitors, port
+ * The event-sources registry (docs/api.md, "Channels"): every source family (heartbeats now; monitors, port
  * scans, metric sources, web scripts, inboxes, router rules later) registers its kind here in its
  * Feature's init, and the channel routes (status, event-sources, the channel object's health fields)
  * and the history routes find sources through it without knowing any family. Registrations are kept
