@@ -4,10 +4,12 @@
  * SIGINT/SIGTERM stop accepting, finish in-flight requests, flush the store and exit 0. `--help` prints
  * the flags. A start that cannot work (bad setting, data dir unusable) says why in one line, exit 1.
  */
-import { ConfigError, helpText, loadConfig } from './config';
+import { type Config, ConfigError, helpText, loadConfig } from './config';
 import { DataDirLockedError } from './db/lock';
 import { NewerDatabaseError } from './db/migrate';
 import { CorruptDatabaseError } from './db/store';
+import { resetPasswordOffline } from './features/users/accounts';
+import { ApiError } from './http/errors';
 import { createServer } from './index';
 import { installLastResortHandlers } from './lib/last-resort';
 import { createLogger } from './lib/log';
@@ -29,6 +31,14 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(helpText());
+    return;
+  }
+  const reset = argv.indexOf('--reset-password');
+  if (reset >= 0) {
+    const email = argv[reset + 1];
+    if (!email || email.startsWith('--'))
+      throw new ConfigError("--reset-password needs the account's email address");
+    await resetPassword(loadConfig({ argv: argv.filter((_, i) => i !== reset && i !== reset + 1) }), email);
     return;
   }
   const config = loadConfig({ argv });
@@ -61,6 +71,24 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   stopWithParent(shutdown);
+}
+
+/** `--reset-password EMAIL`: opens the data dir (its lock refuses while Belfry runs), resets, flushes, prints. */
+async function resetPassword(config: Config, email: string): Promise<void> {
+  const server = await createServer(config, { log: createLogger('warn') });
+  let password: string;
+  try {
+    password = resetPasswordOffline(server.ctx, email);
+    await server.store.sync();
+  } catch (err) {
+    await server.stop();
+    if (err instanceof ApiError) throw new ConfigError(`no account with the email address ${email}`);
+    throw err;
+  }
+  await server.stop();
+  process.stdout.write(
+    `New password for ${email}: ${password}\nIt is shown only this once; every device of the account was signed out.\n`,
+  );
 }
 
 /** A file system error (EACCES, ENOTDIR, EROFS…) on a path: the user's to fix, not a bug; no stack. */

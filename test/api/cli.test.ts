@@ -200,6 +200,36 @@ describe('npm run serve', () => {
     expect(below.stderr).toMatch(/^belfry: cannot use \S+sub: ENOTDIR[^\n]*\n$/);
   });
 
+  it('--reset-password gives a locked-out account a new password once, refused while Belfry runs', async () => {
+    const dir = tempDir();
+    const first = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const [, email, old] = /administrator (\S+) with the password (\S+)/.exec(first.stdout())!;
+    // While the server holds the data dir, the reset is refused by its lock.
+    const busy = await runCli(['--data-dir', dir, '--reset-password', email!]);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toMatch(/^belfry: \S+ is in use by another Belfry/);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const unknown = await runCli(['--data-dir', dir, '--reset-password', 'nobody@example.com']);
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: 'belfry: no account with the email address nobody@example.com\n',
+    });
+    const r = await runCli(['--data-dir', dir, '--reset-password', email!]);
+    expect(r.code).toBe(0);
+    const password = /^New password for \S+: (\S+)\n/.exec(r.stdout)?.[1];
+    expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+
+    const second = await spawnServer(['--port', '0', '--data-dir', dir]);
+    const signIn = (p: string) =>
+      fetch(`${second.url}/client`, { headers: { Authorization: basicHeader(email!, p) } });
+    expect((await signIn(password!)).status).toBe(200);
+    expect((await signIn(old!)).status).toBe(401);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
   it('refuses BELFRY_ADMIN_PASSWORD shorter than the password rule in one line', async () => {
     const r = await runCli(['--port', '0', '--data-dir', tempDir()], { BELFRY_ADMIN_PASSWORD: 'short' });
     expect(r.code).toBe(1);

@@ -11,7 +11,7 @@ import { avatarUrl } from '../avatars/service';
 import { rotateAllDeviceTokens } from '../devices/service';
 import { queueMail } from '../mail/service';
 import { disableMfa, mfaEnabled } from '../mfa/service';
-import { hashPasswordAsync } from './service';
+import { hashPassword, hashPasswordAsync } from './service';
 import {
   countAdmins,
   deleteUserRow,
@@ -207,6 +207,25 @@ export async function confirmPasswordReset(ctx: AppContext, token: unknown, pass
     return signOutEverywhere(ctx, u.id, 'password_reset');
   });
   emit();
+}
+
+/**
+ * `npm run serve -- --reset-password EMAIL` (server/cli.ts, with the server stopped): whoever can run
+ * Belfry on its data dir owns it, so this is the way back in when no mail reaches the owner (no SMTP and
+ * the only administrator locked out). A generated password, the account verified and signed out everywhere.
+ */
+export function resetPasswordOffline(ctx: AppContext, email: string): string {
+  const u = findUserByEmail(ctx.db, email);
+  if (!u) throw errors.notFound('user');
+  const password = randomBytes(12).toString('base64url');
+  const hash = hashPassword(ctx, password);
+  const emit = ctx.db.transaction(() => {
+    setPasswordHash(ctx.db, u.id, hash);
+    setVerified(ctx.db, u.id);
+    return signOutEverywhere(ctx, u.id, 'password_reset');
+  });
+  emit();
+  return password;
 }
 
 /** `PUT /user/{id}`: email fixed, `admin` absent = false, a new password signs the user out everywhere. */
