@@ -31,6 +31,29 @@ function fileOf(...records: Buffer[]): Buffer {
 }
 
 describe('journal record codec', () => {
+  it('encodes a statement text the same whether it was seen before or not, past the cache bound', () => {
+    // Statement texts are encoded once and reused (encodedStatement): a reused encoding must be byte
+    // for byte what a fresh one is, for texts that are not well-formed UTF-16 too, and after eviction.
+    const texts = Array.from({ length: 300 }, (_, i) => `INSERT INTO t VALUES (?) -- ${i} é`);
+    texts.push('INSERT INTO t VALUES (?) -- lone \ud800 surrogate');
+    const first = texts.map((sql) => encodeRecord([[sql, [1]]]));
+    const again = texts.map((sql) => encodeRecord([[sql, [1]]]));
+    for (let i = 0; i < texts.length; i++) {
+      expect(again[i]!.equals(first[i]!)).toBe(true);
+      expect(decodePayload(again[i]!.subarray(RECORD_HEADER_BYTES))).toEqual([[texts[i], [1]]]);
+    }
+    const mixed = roundTrip([
+      [texts[0]!, [1]],
+      [texts[300]!, ['x']],
+      [texts[0]!, null],
+    ]);
+    expect(mixed).toEqual([
+      [texts[0], [1]],
+      [texts[300], ['x']],
+      [texts[0], null],
+    ]);
+  });
+
   it('round-trips every parameter kind exactly', () => {
     const bytes = new Uint8Array([0, 1, 2, 254, 255, 0]);
     const numbers = [

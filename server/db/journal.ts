@@ -110,6 +110,12 @@ class ByteWriter {
     this.buf.set(v, this.pos);
     this.pos += v.length;
   }
+  /** Bytes already encoded (an entry of the statement-text cache). */
+  raw(v: Uint8Array): void {
+    this.ensure(v.length);
+    this.buf.set(v, this.pos);
+    this.pos += v.length;
+  }
   string(s: string): void {
     if ((s as unknown as WellFormed).isWellFormed()) {
       const n = Buffer.byteLength(s, 'utf8');
@@ -172,11 +178,32 @@ class ByteWriter {
 }
 
 /** Encodes one transaction as a framed record: [u32 length][u32 crc32][payload]. */
+/**
+ * Statement texts as encoded in a record (tag, length, bytes), by text. A POST /message journals the same
+ * few statements every time, each a few hundred bytes of SQL: encoding them once spares the UTF-8 check,
+ * the length count and the copy-out per record. Bounded like the statement cache; the bytes are the ones
+ * ByteWriter.string writes, so records are unchanged.
+ */
+const encodedSql = new Map<string, Buffer>();
+const ENCODED_SQL_MAX = 256;
+
+function encodedStatement(sql: string): Buffer {
+  let bytes = encodedSql.get(sql);
+  if (bytes === undefined) {
+    const w = new ByteWriter(Buffer.byteLength(sql, 'utf8') + 8, 0);
+    w.string(sql);
+    bytes = Buffer.from(w.buf.subarray(0, w.pos));
+    if (encodedSql.size >= ENCODED_SQL_MAX) encodedSql.delete(encodedSql.keys().next().value!);
+    encodedSql.set(sql, bytes);
+  }
+  return bytes;
+}
+
 export function encodeRecord(entries: readonly JournalEntry[]): Buffer {
   const w = new ByteWriter(256, RECORD_HEADER_BYTES);
   w.u32(entries.length);
   for (const [sql, params] of entries) {
-    w.string(sql);
+    w.raw(encodedStatement(sql));
     if (params === null || params === undefined) {
       w.u8(Kind.None);
     } else if (Array.isArray(params)) {
