@@ -2,7 +2,7 @@
  * Measurement aid (not part of `npm run bench`): the search query in process on a data set written by
  * servers/seed-large.ts, before (every last word a prefix, as until issue 22's follow-up) and after
  * (searchIndexed: the last word a prefix only when it is not a whole word in the scope), alternating
- * per query in one run. `BENCH_DATA_DIR=<seeded copy> node --import tsx test/bench/search-words.ts`
+ * per query in one run (BENCH_CHANNEL=<id>: within one channel). `BENCH_DATA_DIR=<seeded copy> node --import tsx test/bench/search-words.ts`
  * (the data dir is opened as a store: use a copy). Prints p50 / p99 / max ms and the rows found.
  */
 import { ftsQuery, searchIndexed } from '../../server/features/messages/service';
@@ -26,7 +26,9 @@ const QUERIES = [
   'database ho',
 ];
 const store = await openBenchStore(dataDir);
-const scope = { ownerAll: 1, channelIds: [] };
+// BENCH_CHANNEL=<id>: the scope of a search with appId (one channel) instead of the owner's all.
+const channel = Number(process.env.BENCH_CHANNEL ?? 0);
+const scope = channel > 0 ? { ownerAll: null, channelIds: [channel] } : { ownerAll: 1, channelIds: [] };
 const take = 101;
 const before = (q: string) => searchMessages(store.db, scope, ftsQuery(q)!.prefix, 0, take).length;
 const after = (q: string) => searchIndexed(store.db, scope, q, 0, take).length;

@@ -192,11 +192,11 @@ export function searchIndexed(
 ): MessageRow[] {
   const match = ftsQuery(q);
   if (match === null) return [];
-  const exact = searchMessages(db, scope, match.exact, since, take);
-  // A row found means the last word is a whole word in the scope; none: ask that alone (it stops at
-  // the first message with the word, newest first).
-  if (exact.length > 0 || searchMatchesAny(db, scope, match.last)) return exact;
-  return searchMessages(db, scope, match.prefix, since, take);
+  // Asked first and alone: it stops at the newest message in the scope with the word. (Searching the
+  // exact words first and asking only when they find nothing did the work twice when the word is
+  // missing from the scope: 127 against 66 ms p50 for `job items host137` in one channel at 1M.)
+  const whole = searchMatchesAny(db, scope, match.last);
+  return searchMessages(db, scope, whole ? match.exact : match.prefix, since, take);
 }
 
 export function searchVisible(
