@@ -109,6 +109,35 @@ describe('GET /message/search', () => {
     expect((await search('q=dirigible')).body.messages.map((m: any) => m.id)).toEqual([sent.id]);
   });
 
+  it('GET /message/search matches the last word as typed when it is a whole word in the scope, else as a prefix', async () => {
+    const owner = (await deviceToken(t, makeUser(t))).token;
+    const ch = await makeChannel(t, owner);
+    const sent = async (message: string) => (await sendMessage(t, ch.token, { message })).id;
+    const h12 = await sent('host12 down');
+    const h1 = await sent('host1 down');
+    const h123 = await sent('host123 up');
+    const g7 = await sent('gateway7 up');
+    // Another user's whole word `gateway` does not turn this user's search exact (nor tells them it exists).
+    await sendMessage(t, (await makeChannel(t, dev)).token, { message: 'gateway rebooted' });
+    const found = async (q: string, extra = '') =>
+      (await search(`q=${encodeURIComponent(q)}${extra}`, owner)).body.messages.map((m: any) => m.id);
+    // Whole words: only messages with that word (before, `host1` also found host12 and host123).
+    expect(await found('host1')).toEqual([h1]);
+    expect(await found('host12')).toEqual([h12]);
+    expect(await found('down host1')).toEqual([h1]);
+    // A whole word that no message has together with the others: nothing, not the prefix's matches.
+    expect(await found('up host1')).toEqual([]);
+    // Not a word of any message in the scope: an unfinished word, matched as a prefix, newest first.
+    expect(await found('host')).toEqual([h123, h1, h12]);
+    expect(await found('down hos')).toEqual([h1, h12]);
+    expect(await found('gateway')).toEqual([g7]);
+    // Pages of a prefix search stay a prefix search (the choice never depends on since).
+    expect(await found('host', '&limit=1')).toEqual([h123]);
+    expect(await found('host', `&limit=1&since=${h123}`)).toEqual([h1]);
+    expect(await found('host', `&limit=1&since=${h1}`)).toEqual([h12]);
+    expect(await found('host1', `&limit=1&since=${h123}`)).toEqual([h1]);
+  });
+
   it('GET /message/search no longer finds deleted messages', async () => {
     await t.request('DELETE', `/message/${ids.disk2}`, { token: dev });
     expect((await search('q=replaced')).body.messages).toEqual([]);

@@ -184,6 +184,8 @@ export async function run(): Promise<Result> {
         ['two words', 'kafka timeout'],
         // Each in ~15 % of messages, never in the same one: the whole of both doclists is read (issue 22).
         ['two common words, never together', 'backup network'],
+        // `host1` is a whole word; before, as a prefix (`host1*`: 111 terms) its doclists were read whole.
+        ['a common word and a whole word, never together', 'database host1'],
       ] as const) {
         const s = await sequentialLatency(server.port, Math.min(QUERIES, 100), 5, () => ({
           path: `/message/search?q=${encodeURIComponent(q)}&limit=100`,

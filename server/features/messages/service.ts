@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import type { Db } from '../../db/database';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import type { Paging } from '../../http/paging';
@@ -29,6 +30,7 @@ import {
   markRead,
   pageMessages,
   readIds,
+  searchMatchesAny,
   searchMessages,
 } from './store';
 
@@ -162,13 +164,39 @@ export function listChannelMessages(
 }
 
 /**
- * `q` → an FTS4 MATCH expression: every word must occur, the last one also as a prefix. Words are
- * quoted, so nothing the user types is FTS syntax. No words at all: nothing matches.
+ * `q` → FTS4 MATCH expressions, every word must occur: `exact` with the words as typed, `prefix` with
+ * the last word also as a prefix, and `last` the last word alone. Words are quoted, so nothing the user
+ * types is FTS syntax. No words at all: nothing matches.
  */
-export function ftsQuery(q: string): string | null {
+export function ftsQuery(q: string): { exact: string; prefix: string; last: string } | null {
   const words = q.match(/[\p{L}\p{N}_]+/gu);
   if (!words) return null;
-  return words.map((w, i) => (i === words.length - 1 ? `"${w}*"` : `"${w}"`)).join(' ');
+  const head = words.slice(0, -1).map((w) => `"${w}" `);
+  const last = words[words.length - 1]!;
+  return { exact: `${head.join('')}"${last}"`, prefix: `${head.join('')}"${last}*"`, last: `"${last}"` };
+}
+
+/**
+ * The last word is a whole word when some message in the scope contains it as one, and then it is
+ * matched as typed; otherwise it is an unfinished word and matches as a prefix (`dis` finds `disk`).
+ * FTS4 reads a prefix's doclists whole (every term under it: `host1*` merges 111 at 1M messages, 0.1–0.5 s),
+ * while exact words are read incrementally, newest first, stopping at the LIMIT. The choice depends on
+ * the scope only, never on `since`, so the pages of one search never mix the two.
+ */
+export function searchIndexed(
+  db: Db,
+  scope: MessageScope,
+  q: string,
+  since: number,
+  take: number,
+): MessageRow[] {
+  const match = ftsQuery(q);
+  if (match === null) return [];
+  // Asked first and alone: it stops at the newest message in the scope with the word. (Searching the
+  // exact words first and asking only when they find nothing did the work twice when the word is
+  // missing from the scope: 127 against 66 ms p50 for `job items host137` in one channel at 1M.)
+  const whole = searchMatchesAny(db, scope, match.last);
+  return searchMessages(db, scope, whole ? match.exact : match.prefix, since, take);
 }
 
 export function searchVisible(
@@ -184,12 +212,10 @@ export function searchVisible(
     const v = requireVisible(ctx, p, appId);
     scope = { ownerAll: null, channelIds: targetChannelIds(ctx, p, v, recursive) };
   }
-  const match = ftsQuery(q);
   // Messages are indexed in batches off the request path (search-index.ts): the ones still waiting
   // (at most SEARCH_INDEX_LAG_MS of traffic) go in first, so a search is never behind GET /message.
-  if (match !== null) flushSearchIndex(ctx);
-  const rows = match === null ? [] : searchMessages(ctx.db, scope, match, req.since, req.limit + 1);
-  return page(ctx, p, rows, req);
+  if (ftsQuery(q) !== null) flushSearchIndex(ctx);
+  return page(ctx, p, searchIndexed(ctx.db, scope, q, req.since, req.limit + 1), req);
 }
 
 function inScope(scope: MessageScope, row: MessageRow): boolean {

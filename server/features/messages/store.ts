@@ -80,6 +80,21 @@ export function pageMessages(db: Db, scope: MessageScope, before: number, take: 
   return merged;
 }
 
+/** The scope as an SQL condition on `m` (messages), or null when it admits nothing. */
+function scopeCondition(scope: MessageScope): { sql: string; params: Param[] } | null {
+  const where: string[] = [];
+  const params: Param[] = [];
+  if (scope.ownerAll !== null) {
+    where.push('m.user_id = ?');
+    params.push(scope.ownerAll);
+  }
+  if (scope.channelIds.length > 0) {
+    where.push(`m.channel_id IN (${scope.channelIds.map(() => '?').join(',')})`);
+    params.push(...scope.channelIds);
+  }
+  return where.length === 0 ? null : { sql: `(${where.join(' OR ')})`, params };
+}
+
 /** FTS4 search, driven by the index in descending docid order, filtered to the scope. */
 export function searchMessages(
   db: Db,
@@ -89,25 +104,31 @@ export function searchMessages(
   take: number,
 ): MessageRow[] {
   const upper = before > 0 ? before : Number.MAX_SAFE_INTEGER;
-  const where: string[] = [];
-  const params: Param[] = [match, upper];
-  if (scope.ownerAll !== null) {
-    where.push('m.user_id = ?');
-    params.push(scope.ownerAll);
-  }
-  if (scope.channelIds.length > 0) {
-    where.push(`m.channel_id IN (${scope.channelIds.map(() => '?').join(',')})`);
-    params.push(...scope.channelIds);
-  }
-  if (where.length === 0) return [];
-  params.push(take);
+  const cond = scopeCondition(scope);
+  if (cond === null) return [];
   return db.all<MessageRow>(
     `SELECT ${COLUMNS.split(', ')
       .map((c) => `m.${c}`)
       .join(', ')} FROM messages_fts f JOIN messages m ON m.id = f.docid
-      WHERE messages_fts MATCH ? AND f.docid < ? AND (${where.join(' OR ')})
+      WHERE messages_fts MATCH ? AND f.docid < ? AND ${cond.sql}
       ORDER BY f.docid DESC LIMIT ?`,
-    params,
+    [match, upper, ...cond.params, take],
+  );
+}
+
+/**
+ * Whether some message in the scope matches `match` (whatever the page): newest first, so it stops at
+ * the first hit, and a match of exact words is read incrementally (FTS4 loads only what it needs).
+ */
+export function searchMatchesAny(db: Db, scope: MessageScope, match: string): boolean {
+  const cond = scopeCondition(scope);
+  if (cond === null) return false;
+  return (
+    db.first(
+      `SELECT 1 AS x FROM messages_fts f JOIN messages m ON m.id = f.docid
+        WHERE messages_fts MATCH ? AND ${cond.sql} ORDER BY f.docid DESC LIMIT 1`,
+      [match, ...cond.params],
+    ) !== undefined
   );
 }
 
