@@ -4,6 +4,7 @@ import { registerHistoryKind } from '../history/service';
 import type { Feature } from '../index';
 import {
   type ChannelHealthProvider,
+  hbStatusOf,
   registerChannelHealth,
   registerSourceKind,
   type SourceSummary,
@@ -52,17 +53,8 @@ export function healthOf(c: Record<string, number>) {
   const hbAlertingInfo = c.late ?? 0;
   const hbPending = c.new ?? 0;
   const hbTotal = hbAlerting + hbAlertingInfo + hbPending + (c.up ?? 0);
-  const hbStatus =
-    hbTotal === 0
-      ? 'none'
-      : hbAlerting > 0
-        ? 'alerting'
-        : hbAlertingInfo > 0
-          ? 'degraded'
-          : hbPending === hbTotal
-            ? 'pending'
-            : 'ok';
-  return { hbTotal, hbAlerting, hbAlertingInfo, hbPending, hbStatus };
+  const counts = { hbTotal, hbAlerting, hbAlertingInfo, hbPending };
+  return { ...counts, hbStatus: hbStatusOf(counts) };
 }
 
 function init(ctx: AppContext): void {
