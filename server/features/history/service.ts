@@ -99,11 +99,16 @@ function openInterval(db: Db, kind: string, id: number): IntervalRow | undefined
 }
 
 /**
- * Closes the open interval at `at` (never before its start; one closed at its start is removed); returns
- * it as closed, or undefined when there was none.
+ * Closes the open interval (`open`, when the caller has read it already) at `at` (never before its
+ * start; one closed at its start is removed); returns it as closed, or undefined when there was none.
  */
-function closeOpen(db: Db, kind: string, id: number, at: number): IntervalRow | undefined {
-  const open = openInterval(db, kind, id);
+function closeOpen(
+  db: Db,
+  kind: string,
+  id: number,
+  at: number,
+  open = openInterval(db, kind, id),
+): IntervalRow | undefined {
   if (!open) return undefined;
   const end = Math.max(at, open.start_at);
   // A status replaced at the instant it began leaves nothing behind (no empty intervals pile up).
@@ -133,7 +138,7 @@ export function recordStatus(ctx: AppContext, kind: string, id: number, status: 
   ctx.db.transaction(() => {
     const open = openInterval(ctx.db, kind, id);
     if (open && open.status === status) return;
-    const closed = closeOpen(ctx.db, kind, id, at);
+    const closed = closeOpen(ctx.db, kind, id, at, open);
     const from = closed ? closed.end_at! : at;
     insertInterval(ctx.db, kind, id, status, classify(state(ctx).kinds.get(kind), status), from, null);
   });
