@@ -78,6 +78,16 @@ export function inScope(p: Principal, row: ChannelRow): boolean {
 }
 
 /**
+ * Whether channel `id` is inside an API token's scope: true without a lookup for an unrestricted
+ * principal, false for a restricted token when the channel does not exist.
+ */
+export function channelInScope(ctx: AppContext, p: Principal, id: number): boolean {
+  if (!isRestricted(p)) return true;
+  const row = findChannel(ctx.db, id);
+  return row !== undefined && inScope(p, row);
+}
+
+/**
  * Whether a channel with this id (null: not created yet) and these tags is inside the token's scope:
  * its id is in `appIds` or it carries one of `appTags` (a child is not in scope by its parent).
  */

@@ -2,9 +2,9 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { rfc3339OrNull } from '../../lib/clock';
 import { type ChannelHealth, channelHealth } from '../sources/registry';
-import { inScope, isRestricted, type VisibleChannel } from './access';
+import { channelInScope, isRestricted, type VisibleChannel } from './access';
 import { maskDeliveryConfig, openDeliveryConfig } from './delivery-config';
-import { type ChannelRow, findChannel } from './store';
+import type { ChannelRow } from './store';
 
 export const IMAGE_ROUTE = '/image/application';
 
@@ -37,8 +37,7 @@ function parentShown(
   if (!v.owned) return visibleIds?.has(parentId) ?? false;
   if (!viewer || !isRestricted(viewer)) return true;
   if (visibleIds) return visibleIds.has(parentId);
-  const parent = findChannel(ctx.db, parentId);
-  return parent !== undefined && inScope(viewer, parent);
+  return channelInScope(ctx, viewer, parentId);
 }
 
 /**

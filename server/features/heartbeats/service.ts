@@ -5,7 +5,13 @@ import type { BusMessage } from '../../lib/bus';
 import { rfc3339 } from '../../lib/clock';
 import { HEARTBEAT_PINGS_PER_MINUTE, HEARTBEATS_PER_USER, RATE_WINDOW_MS } from '../../lib/limits';
 import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
-import { inScope, isRestricted, receivedChannel } from '../channels/access';
+import {
+  channelInScope,
+  inScope,
+  isRestricted,
+  receivedChannel,
+  type VisibleChannel,
+} from '../channels/access';
 import { channelAudience } from '../channels/service';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordCheck, recordGap, recordStatus } from '../history/service';
@@ -49,11 +55,15 @@ export type HeartbeatEvent = 'down' | 'fail' | 'recovery' | 'test-alert' | 'test
 
 // ---------------------------------------------------------------- access
 
+/** Own, or shared with `send` (§0.3). */
+function maySend(v: VisibleChannel): boolean {
+  return v.owned || v.share?.permission === 'send';
+}
+
 /** A channel the caller may attach a source to: own, or shared with `send` and accepted (§0.3). */
 function writableChannel(ctx: AppContext, p: Principal, appid: number) {
   const v = receivedChannel(ctx, p.userId, appid);
-  if (!v || !inScope(p, v.row) || (!v.owned && v.share?.permission !== 'send'))
-    throw errors.badRequest('appid: no such channel');
+  if (!v || !inScope(p, v.row) || !maySend(v)) throw errors.badRequest('appid: no such channel');
   if (v.row.internal === 1) throw errors.systemChannel();
   return v.row;
 }
@@ -61,11 +71,8 @@ function writableChannel(ctx: AppContext, p: Principal, appid: number) {
 /** The caller's own heartbeat, inside an API token's scope; anything else is 404 (§0.2). */
 function ownHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
   const row = findHeartbeat(ctx.db, id);
-  if (!row || row.user_id !== p.userId) throw errors.notFound('heartbeat');
-  if (isRestricted(p)) {
-    const channel = findChannel(ctx.db, row.channel_id);
-    if (!channel || !inScope(p, channel)) throw errors.notFound('heartbeat');
-  }
+  if (!row || row.user_id !== p.userId || !channelInScope(ctx, p, row.channel_id))
+    throw errors.notFound('heartbeat');
   return row;
 }
 
@@ -77,8 +84,7 @@ export function listHeartbeats(ctx: AppContext, p: Principal, appid?: number): H
     rows = rows.filter((r) => {
       let ok = visible.get(r.channel_id);
       if (ok === undefined) {
-        const channel = findChannel(ctx.db, r.channel_id);
-        ok = channel !== undefined && inScope(p, channel);
+        ok = channelInScope(ctx, p, r.channel_id);
         visible.set(r.channel_id, ok);
       }
       return ok;
@@ -722,7 +728,7 @@ export function pauseLostRecipients(ctx: AppContext, appid: number): void {
   if (!channel) return;
   const lost = recipientHeartbeats(ctx.db, appid, channel.user_id).filter((row) => {
     const v = receivedChannel(ctx, row.user_id, appid);
-    return !v || (!v.owned && v.share?.permission !== 'send');
+    return !v || !maySend(v);
   });
   if (lost.length === 0) return;
   const now = ctx.clock.now();

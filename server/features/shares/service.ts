@@ -3,7 +3,13 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { issueToken, tokenDigest } from '../../lib/tokens';
-import { inScope, isRestricted, listVisible, requireVisible, type VisibleChannel } from '../channels/access';
+import {
+  channelInScope,
+  isRestricted,
+  listVisible,
+  requireVisible,
+  type VisibleChannel,
+} from '../channels/access';
 import { findChannel } from '../channels/store';
 import { queueMail } from '../mail/service';
 import { postSystemMessage } from '../messages/service';
@@ -181,20 +187,14 @@ export function revokeShare(ctx: AppContext, p: Principal, id: number): void {
 }
 
 /** A restricted API token acts only on shares of channels inside its scope (others are 404). */
-function shareInScope(ctx: AppContext, p: Principal, channelId: number): boolean {
-  if (!isRestricted(p)) return true;
-  const channel = findChannel(ctx.db, channelId);
-  return channel !== undefined && inScope(p, channel);
-}
-
 function requireShareInScope(ctx: AppContext, p: Principal, row: ShareRow): ShareRow {
-  if (!shareInScope(ctx, p, row.channel_id)) throw errors.notFound('share');
+  if (!channelInScope(ctx, p, row.channel_id)) throw errors.notFound('share');
   return row;
 }
 
 export function incoming(ctx: AppContext, p: Principal): ShareRow[] {
   return incomingShares(ctx.db, p.userId, emailOf(ctx, p.userId)).filter((r) =>
-    shareInScope(ctx, p, r.channel_id),
+    channelInScope(ctx, p, r.channel_id),
   );
 }
 
@@ -263,7 +263,7 @@ export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow
 export function joinByToken(ctx: AppContext, p: Principal, invite: string): Accepted {
   const row = findShareByInvite(ctx.db, tokenDigest(invite));
   if (row?.status !== 'pending') throw errors.notFound('invitation');
-  if (!shareInScope(ctx, p, row.channel_id)) throw errors.notFound('invitation');
+  if (!channelInScope(ctx, p, row.channel_id)) throw errors.notFound('invitation');
   return accept(ctx, p, row);
 }
 
