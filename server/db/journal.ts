@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Logger } from '../lib/log';
 import type { JournalEntry, Param, Params } from './database';
+import { DATA_FILE_MODE } from './permissions';
 
 export const JOURNAL_MAGIC = 'BELFRYJ1';
 export const JOURNAL_HEADER_BYTES = 16;
@@ -447,7 +448,7 @@ export type OpenJournalFile = (path: string, mode: 'append' | 'create') => Promi
 
 /** Opens a journal file for appending with Node's fs. */
 export const openAppendFile: OpenJournalFile = async (path, mode) => {
-  const fh = await open(path, mode === 'create' ? 'ax' : 'a', 0o600);
+  const fh = await open(path, mode === 'create' ? 'ax' : 'a', DATA_FILE_MODE);
   return {
     async write(data) {
       let done = 0;

@@ -19,6 +19,7 @@ import {
   manageFile,
   resizableFile,
 } from './memfs';
+import { DATA_FILE_MODE } from './permissions';
 
 export const SNAPSHOT_FILE = 'belfry.db';
 export const SNAPSHOT_TEMP_FILE = 'belfry.db.tmp';
@@ -192,7 +193,7 @@ export function beginSnapshot(
       for (let i = 0; i * capture.chunkBytes < capture.size; i++)
         copy.set(capture.chunk(i), i * capture.chunkBytes);
       capture.close();
-    } else fd = openSync(tmp, 'w', 0o600);
+    } else fd = openSync(tmp, 'w', DATA_FILE_MODE);
   } catch (err) {
     capture.close();
     throw err;

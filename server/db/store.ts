@@ -30,6 +30,7 @@ import {
 } from './journal';
 import { closeRaw, type FileCapture } from './memfs';
 import { type Migration, migrate } from './migrate';
+import { DATA_DIR_MODE } from './permissions';
 import { ReplayIndexing, type TriggerKeptIndex } from './replay-index';
 import {
   beginSnapshot,
@@ -149,7 +150,7 @@ export function applyStoreSetup(raw: SqlJsDatabase): void {
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const dir = resolve(opts.dataDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
   const opened = await openFromDisk(dir, opts);
   try {
     const store = new BelfryStore(dir, opened, opts);
