@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Logger } from '../lib/log';
 import type { JournalEntry, Param, Params } from './database';
+import { DATA_FILE_MODE } from './permissions';
 
 export const JOURNAL_MAGIC = 'BELFRYJ1';
 export const JOURNAL_HEADER_BYTES = 16;
@@ -106,11 +107,9 @@ class ByteWriter {
   }
   bytes(v: Uint8Array): void {
     this.u32(v.length);
-    this.ensure(v.length);
-    this.buf.set(v, this.pos);
-    this.pos += v.length;
+    this.raw(v);
   }
-  /** Bytes already encoded (an entry of the statement-text cache). */
+  /** Bytes as they are, without a length (an entry of the statement-text cache, a value after its length). */
   raw(v: Uint8Array): void {
     this.ensure(v.length);
     this.buf.set(v, this.pos);
@@ -177,7 +176,6 @@ class ByteWriter {
   }
 }
 
-/** Encodes one transaction as a framed record: [u32 length][u32 crc32][payload]. */
 /**
  * Statement texts as encoded in a record (tag, length, bytes), by text. A POST /message journals the same
  * few statements every time, each a few hundred bytes of SQL: encoding them once spares the UTF-8 check,
@@ -199,6 +197,7 @@ function encodedStatement(sql: string): Buffer {
   return bytes;
 }
 
+/** Encodes one transaction as a framed record: [u32 length][u32 crc32][payload]. */
 export function encodeRecord(entries: readonly JournalEntry[]): Buffer {
   const w = new ByteWriter(256, RECORD_HEADER_BYTES);
   w.u32(entries.length);
@@ -449,7 +448,7 @@ export type OpenJournalFile = (path: string, mode: 'append' | 'create') => Promi
 
 /** Opens a journal file for appending with Node's fs. */
 export const openAppendFile: OpenJournalFile = async (path, mode) => {
-  const fh = await open(path, mode === 'create' ? 'ax' : 'a', 0o600);
+  const fh = await open(path, mode === 'create' ? 'ax' : 'a', DATA_FILE_MODE);
   return {
     async write(data) {
       let done = 0;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { DATA_FILE_MODE } from './permissions';
 
 export class DataDirLockedError extends Error {}
 
@@ -56,7 +57,7 @@ export async function lockDataDir(dataDir: string): Promise<() => void> {
   }
   const info = join(dataDir, LOCK_INFO_FILE);
   try {
-    writeFileSync(info, `${process.pid}\n`, { mode: 0o600 });
+    writeFileSync(info, `${process.pid}\n`, { mode: DATA_FILE_MODE });
   } catch {
     // information only
   }

@@ -19,6 +19,7 @@ import {
   manageFile,
   resizableFile,
 } from './memfs';
+import { DATA_FILE_MODE } from './permissions';
 
 export const SNAPSHOT_FILE = 'belfry.db';
 export const SNAPSHOT_TEMP_FILE = 'belfry.db.tmp';
@@ -144,9 +145,6 @@ export interface PendingSnapshot {
   abort(): Promise<void>;
 }
 
-/** The image a snapshot writes: a capture of the live file (memfs.ts), or exported bytes. */
-export type SnapshotSource = FileCapture | Uint8Array;
-
 /** Chunks in which a captured image is written (and copied aside when a write comes first). */
 export const SNAPSHOT_CHUNK_BYTES = 256 * 1024;
 /** The writer yields to the event loop after this much writing. */
@@ -154,8 +152,11 @@ const SNAPSHOT_SLICE_MS = 4;
 
 const fsyncFd = promisify(fsync);
 
-/** Exported bytes as a capture: they no longer change. */
-function bytesAsCapture(bytes: Uint8Array): FileCapture {
+/**
+ * Exported bytes as a capture (they no longer change): a snapshot's image when memfs.ts does not
+ * manage the database file.
+ */
+export function bytesAsCapture(bytes: Uint8Array): FileCapture {
   return {
     size: bytes.length,
     chunkBytes: SNAPSHOT_CHUNK_BYTES,
@@ -167,8 +168,9 @@ function bytesAsCapture(bytes: Uint8Array): FileCapture {
 }
 
 /**
- * Replaces belfry.db with `source`. Synchronous here: belfry.db.tmp is created (a failure throws, and
- * the capture is closed). `finish()` writes the image in chunks of `source.chunkBytes`, each with one
+ * Replaces belfry.db with the image `capture` holds: a capture of the live file (memfs.ts), or exported
+ * bytes (bytesAsCapture). Synchronous here: belfry.db.tmp is created (a failure throws, and the capture
+ * is closed). `finish()` writes the image in chunks of `capture.chunkBytes`, each with one
  * synchronous write (no write is in flight while the database changes: a capture copies a chunk aside
  * before a write changes it, so the file gets the bytes of the capture's moment), yielding to the event
  * loop every few ms; then fsyncs the temp file, renames it over belfry.db and fsyncs the directory. When
@@ -177,12 +179,11 @@ function bytesAsCapture(bytes: Uint8Array): FileCapture {
  */
 export function beginSnapshot(
   dir: string,
-  source: SnapshotSource,
+  capture: FileCapture,
   writeFile: WriteFileHook | undefined,
   opts: { sliceMs?: number } = {},
 ): PendingSnapshot {
   const sliceMs = opts.sliceMs ?? SNAPSHOT_SLICE_MS;
-  const capture = source instanceof Uint8Array ? bytesAsCapture(source) : source;
   const tmp = join(dir, SNAPSHOT_TEMP_FILE);
   let fd: number | null = null;
   let copy: Uint8Array | null = null;
@@ -192,7 +193,7 @@ export function beginSnapshot(
       for (let i = 0; i * capture.chunkBytes < capture.size; i++)
         copy.set(capture.chunk(i), i * capture.chunkBytes);
       capture.close();
-    } else fd = openSync(tmp, 'w', 0o600);
+    } else fd = openSync(tmp, 'w', DATA_FILE_MODE);
   } catch (err) {
     capture.close();
     throw err;

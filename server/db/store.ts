@@ -28,11 +28,13 @@ import {
   scanJournal,
   syncDir,
 } from './journal';
-import { closeRaw } from './memfs';
+import { closeRaw, type FileCapture } from './memfs';
 import { type Migration, migrate } from './migrate';
+import { DATA_DIR_MODE } from './permissions';
 import { ReplayIndexing, type TriggerKeptIndex } from './replay-index';
 import {
   beginSnapshot,
+  bytesAsCapture,
   CorruptDatabaseError,
   emptyDatabase,
   loadSnapshot,
@@ -148,7 +150,7 @@ export function applyStoreSetup(raw: SqlJsDatabase): void {
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const dir = resolve(opts.dataDir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
   const opened = await openFromDisk(dir, opts);
   try {
     const store = new BelfryStore(dir, opened, opts);
@@ -655,15 +657,12 @@ class BelfryStore implements Store {
     // record is either in the image or in generation `next`. The image is a capture of the database file
     // (memfs.ts: written out later chunk by chunk, a chunk copied aside only when a commit would change
     // it first; exportBytes() only for a file memfs.ts does not manage).
+    let image: FileCapture;
     let pending: PendingSnapshot;
-    let imageBytes: number;
-    let copied = () => 0;
     this.db.setCommitSink(null);
     try {
       this.db.exec(`PRAGMA user_version = ${next}`);
-      const image = this.db.captureImage(SNAPSHOT_CHUNK_BYTES) ?? this.db.exportBytes();
-      imageBytes = image instanceof Uint8Array ? image.length : image.size;
-      copied = () => (image instanceof Uint8Array ? 0 : image.copiedChunks * image.chunkBytes);
+      image = this.db.captureImage(SNAPSHOT_CHUNK_BYTES) ?? bytesAsCapture(this.db.exportBytes());
       pending = beginSnapshot(this.dir, image, this.opts.io?.writeSnapshotFile);
     } catch (err) {
       this.log.error('snapshot failed; the journal keeps the data', { file: SNAPSHOT_FILE, error: err });
@@ -700,7 +699,7 @@ class BelfryStore implements Store {
       throw err;
     }
     this.hasSnapshotFile = true;
-    this.imageBytes = imageBytes;
+    this.imageBytes = image.size;
     this.forceSnapshotAtBytes = this.snapshotThreshold();
     await this.dropJournalsBelow(next);
     const totalMs = performance.now() - started;
@@ -708,10 +707,10 @@ class BelfryStore implements Store {
     this.lastSnapshotMs = totalMs;
     this.log.info('snapshot written', {
       generation: next,
-      bytes: imageBytes,
+      bytes: image.size,
       records: covered.records,
       blockedMs: Math.round(blockedMs * 10) / 10,
-      copiedAsideBytes: copied(),
+      copiedAsideBytes: image.copiedChunks * image.chunkBytes,
       totalMs: Math.round(totalMs * 10) / 10,
     });
   }
