@@ -1,12 +1,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceToken, makeUser, sudo } from '../helpers/factories';
+import { makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
   ensureRendererBuilt,
   hasChromium,
   launchBrowser,
+  mailedLink,
   signInToInbox,
   submitSignIn,
 } from './browser';
@@ -19,24 +20,6 @@ import {
 describe.skipIf(!hasChromium)('account flows in Chromium', () => {
   let t: TestServer;
   let b: BrowserHandle;
-
-  /** The link in the newest outbox mail to `to`, read through the outbox API as the admin's phone. */
-  const mailedLink = async (to: string, path: string): Promise<string> => {
-    const phone = await deviceToken(t, t.admin, 'phone');
-    await sudo(t, phone);
-    let link = '';
-    await expect
-      .poll(async () => {
-        const mails = (await t.request('GET', '/admin/outbox', { token: phone.token })).body as {
-          to: string;
-          text: string;
-        }[];
-        link = /(http:\/\/\S+)/.exec(mails.find((m) => m.to === to)?.text ?? '')?.[1] ?? '';
-        return link;
-      })
-      .toContain(`${t.url}${path}?token=`);
-    return link;
-  };
 
   beforeAll(async () => {
     ensureRendererBuilt();
@@ -121,7 +104,7 @@ describe.skipIf(!hasChromium)('account flows in Chromium', () => {
     await submitSignIn(page, t.url, who);
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('email address not verified');
 
-    const link = await mailedLink(who.email, '/verify-email');
+    const link = await mailedLink(t, t.admin, who.email, '/verify-email');
     await page.goto(link);
     await page.getByRole('heading', { name: 'Address confirmed' }).waitFor();
     await expect.poll(() => page.getByRole('status').textContent()).toContain(who.email);

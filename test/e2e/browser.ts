@@ -2,7 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { ensureRendererBuilt as buildIfStale } from '../../scripts/renderer-build';
+import { deviceToken, sudo } from '../helpers/factories';
+import type { TestServer } from '../helpers/test-server';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -80,4 +83,31 @@ export async function signInToInbox(page: Page, url: string, who: { email: strin
 /** The device token the page stored after sign-in. */
 export async function deviceTokenOf(page: Page): Promise<string> {
   return (await page.evaluate(() => localStorage.getItem('belfry.token'))) ?? '';
+}
+
+/**
+ * The link in the outbox mail to `to` (no SMTP server in tests), read through the outbox API as the
+ * administrator's phone; waits until it is there and is a `path?token=` link on this server.
+ */
+export async function mailedLink(
+  t: TestServer,
+  admin: { email: string; password: string },
+  to: string,
+  path: string,
+): Promise<string> {
+  const phone = await deviceToken(t, admin, 'phone');
+  await sudo(t, phone, admin.password);
+  const start = new RegExp(`^${`${t.url}${path}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?token=`);
+  let link = '';
+  await expect
+    .poll(async () => {
+      const mails = (await t.request('GET', '/admin/outbox', { token: phone.token })).body as {
+        to: string;
+        text: string;
+      }[];
+      link = /(http:\/\/\S+)/.exec(mails.find((m) => m.to === to)?.text ?? '')?.[1] ?? '';
+      return link;
+    })
+    .toMatch(start);
+  return link;
 }

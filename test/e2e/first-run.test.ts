@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceToken, sudo } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
@@ -7,6 +6,7 @@ import {
   ensureRendererBuilt,
   hasChromium,
   launchBrowser,
+  mailedLink,
   signInToInbox,
 } from './browser';
 
@@ -81,21 +81,7 @@ describe.skipIf(!hasChromium)('first run in Chromium', () => {
     await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
 
     // No SMTP server: the mail waits in the outbox (read here as the administrator's phone would).
-    const phone = await deviceToken(t, admin, 'phone');
-    await sudo(t, phone, admin.password);
-    let link = '';
-    await expect
-      .poll(async () => {
-        const mails = (await t.request('GET', '/admin/outbox', { token: phone.token })).body as {
-          to: string;
-          text: string;
-        }[];
-        link = /(http:\/\/\S+\/reset-password\?token=\S+)/.exec(
-          mails.find((m) => m.to === admin.email)?.text ?? '',
-        )?.[1] as string;
-        return link;
-      })
-      .toMatch(/^http:\/\/127\.0\.0\.1:\d+\/reset-password\?token=/);
+    const link = await mailedLink(t, admin, admin.email, '/reset-password');
 
     // The mailed link opens the page that sets the new password with the link's token.
     await page.goto(link);

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { api } from './client';
 
 /** What the sign-in screens need from `GET /serverinfo` (docs/api.md, "Server info"). */
@@ -18,4 +19,19 @@ export function serverInfo(): Promise<ServerInfo | null> {
     },
   );
   return asked;
+}
+
+/** `serverInfo()` for a component: undefined until it answers, null when it failed. */
+export function useServerInfo(): ServerInfo | null | undefined {
+  const [info, setInfo] = useState<ServerInfo | null | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    void serverInfo().then((answer) => {
+      if (live) setInfo(answer);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return info;
 }

@@ -1,5 +1,4 @@
-import { useEffect, useState } from 'react';
-import { serverInfo } from '../api/serverinfo';
+import { useServerInfo } from '../api/serverinfo';
 
 /**
  * The standing warning of LAN mode: the server says in GET /serverinfo (`plainHttpLan`) that it is
@@ -7,17 +6,7 @@ import { serverInfo } from '../api/serverinfo';
  * sign-in and pairing included, since that is where passwords are typed.
  */
 export function PlainHttpLanBanner() {
-  const [on, setOn] = useState(false);
-  useEffect(() => {
-    let live = true;
-    void serverInfo().then((info) => {
-      if (live) setOn(info?.plainHttpLan === true);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (!on) return null;
+  if (useServerInfo()?.plainHttpLan !== true) return null;
   return (
     <aside className="lan-warning" aria-label="Security warning">
       <p>

@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { api } from '../../api/client';
-import { serverInfo } from '../../api/serverinfo';
+import { useServerInfo } from '../../api/serverinfo';
 import { Link, useLocation } from '../../app/router';
 import { ErrorText, TextField, useAction } from '../../components/ui';
 import { newPasswordProblem, PASSWORD_HINT } from './password';
@@ -164,21 +164,12 @@ export function ResetPassword() {
 
 /** `/register`: self-registration, offered only when `GET /serverinfo` says `register: true`. */
 export function Register() {
-  const [open, setOpen] = useState<boolean | null>(null);
+  const info = useServerInfo();
   const [email, setEmail] = useState('');
   const [pass, setPass] = useState('');
   const [again, setAgain] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
   const { busy, error, setError, run } = useAction();
-  useEffect(() => {
-    let live = true;
-    void serverInfo().then((info) => {
-      if (live) setOpen(info?.register === true);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const problem = newPasswordProblem(pass, again);
@@ -188,8 +179,8 @@ export function Register() {
       setSentTo(email.trim());
     });
   };
-  if (open === null) return <p className="loading">Loading…</p>;
-  if (!open)
+  if (info === undefined) return <p className="loading">Loading…</p>;
+  if (info?.register !== true)
     return (
       <AuthCard title="Create an account" id="register-title">
         <p>This server does not take new accounts. Ask its administrator for one.</p>

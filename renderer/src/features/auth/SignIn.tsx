@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError, api } from '../../api/client';
 import { desktop } from '../../api/desktop';
-import { serverInfo } from '../../api/serverinfo';
+import { useServerInfo } from '../../api/serverinfo';
 import type { LoginResponse, MfaChallenge } from '../../api/types';
 import { Link } from '../../app/router';
 import { useSession } from '../../app/session';
@@ -34,21 +34,11 @@ export function SignIn() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [mfa, setMfa] = useState<MfaChallenge | null>(null);
-  const [register, setRegister] = useState(false);
+  const register = useServerInfo()?.register === true;
   // A 429 (too many failed attempts): when sign-in may be tried again, counted down on the button.
   const [retryAt, setRetryAt] = useState(0);
   const [now, setNow] = useState(Date.now());
   const waiting = Math.ceil((retryAt - now) / 1000);
-
-  useEffect(() => {
-    let live = true;
-    void serverInfo().then((info) => {
-      if (live) setRegister(info?.register === true);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
 
   useEffect(() => {
     if (retryAt <= Date.now()) return;
