@@ -5,7 +5,7 @@ import { rfc3339 } from '../../lib/clock';
 import type { PlanName } from '../../lib/limits';
 import { deleteUserApiTokens } from '../api-tokens/service';
 import { readLink, signLink } from '../auth/links';
-import { limiter } from '../auth/rate-limit';
+import { takeQuietly } from '../auth/rate-limit';
 import { closeAllSudo } from '../auth/sudo';
 import { avatarUrl } from '../avatars/service';
 import { rotateAllDeviceTokens } from '../devices/service';
@@ -120,14 +120,7 @@ export async function registerUser(
   input: { email: string; pass: string },
 ): Promise<{ email: string; verified: false }> {
   const answer = { email: input.email, verified: false as const };
-  const mails = limiter(ctx, 'register-mail');
-  const key = input.email.toLowerCase();
-  try {
-    mails.check(key);
-  } catch {
-    return answer;
-  }
-  mails.fail(key);
+  if (!takeQuietly(ctx, [['register-mail', input.email.toLowerCase()]])) return answer;
   const passwordHash = await hashPasswordAsync(ctx, input.pass);
   // Looked up after the await: two registrations of one address may race.
   const taken = findUserByEmail(ctx.db, input.email);
