@@ -175,6 +175,16 @@ function signOutEverywhere(
   return emit;
 }
 
+/** A password reset (mailed link or --reset-password): the new hash, the address verified, signed out everywhere. */
+function setResetPassword(ctx: AppContext, userId: number, hash: string): void {
+  const emit = ctx.db.transaction(() => {
+    setPasswordHash(ctx.db, userId, hash);
+    setVerified(ctx.db, userId);
+    return signOutEverywhere(ctx, userId, 'password_reset');
+  });
+  emit();
+}
+
 /** `POST /user/reset-password`: the same work for known and unknown addresses; mail goes after the answer. */
 export function requestPasswordReset(ctx: AppContext, email: string): void {
   const u = findUserByEmail(ctx.db, email);
@@ -194,12 +204,7 @@ export async function confirmPasswordReset(ctx: AppContext, token: unknown, pass
   // Re-check after the await: the link is single use even when two confirmations race.
   const now = findUserById(ctx.db, u.id);
   if (!now || passwordStamp(now) !== data.ps) throw errors.badRequest('invalid or expired reset token');
-  const emit = ctx.db.transaction(() => {
-    setPasswordHash(ctx.db, u.id, hash);
-    setVerified(ctx.db, u.id);
-    return signOutEverywhere(ctx, u.id, 'password_reset');
-  });
-  emit();
+  setResetPassword(ctx, u.id, hash);
 }
 
 /**
@@ -212,12 +217,7 @@ export function resetPasswordOffline(ctx: AppContext, email: string): string {
   if (!u) throw errors.notFound('user');
   const password = randomBytes(12).toString('base64url');
   const hash = hashPassword(ctx, password);
-  const emit = ctx.db.transaction(() => {
-    setPasswordHash(ctx.db, u.id, hash);
-    setVerified(ctx.db, u.id);
-    return signOutEverywhere(ctx, u.id, 'password_reset');
-  });
-  emit();
+  setResetPassword(ctx, u.id, hash);
   return password;
 }
 
