@@ -81,11 +81,11 @@ async function resetPassword(config: Config, email: string): Promise<void> {
     password = resetPasswordOffline(server.ctx, email);
     await server.store.sync();
   } catch (err) {
-    await server.stop();
     if (err instanceof ApiError) throw new ConfigError(`no account with the email address ${email}`);
     throw err;
+  } finally {
+    await server.stop();
   }
-  await server.stop();
   process.stdout.write(
     `New password for ${email}: ${password}\nIt is shown only this once; every device of the account was signed out.\n`,
   );

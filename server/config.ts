@@ -40,7 +40,10 @@ const configSchema = z.object({
   registration: boolish.default(false),
   smtpUrl: z
     .string()
-    .refine((v) => smtpUrlProblem(v) === null, { error: (i) => smtpUrlProblem(String(i.input)) ?? 'invalid' })
+    .superRefine((v, c) => {
+      const problem = smtpUrlProblem(v);
+      if (problem) c.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   mailFrom: z.string().default('belfry@localhost'),
   allowedOrigins: z
@@ -143,6 +146,9 @@ const FLAGS = {
   'trust-proxy': 'trustProxy',
 } satisfies Record<string, keyof ConfigInput>;
 
+/** Flags that may stand alone, meaning true (`--lan`); every other flag needs a value. */
+const SWITCHES: ReadonlySet<keyof ConfigInput> = new Set(['registration', 'lan']);
+
 export class ConfigError extends Error {}
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -167,7 +173,7 @@ export function parseFlags(argv: readonly string[]): Partial<Record<keyof Config
     let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[i + 1];
     if (eq < 0) {
       if (value === undefined || value.startsWith('--')) {
-        if (key === 'registration' || key === 'lan') value = 'true';
+        if (SWITCHES.has(key)) value = 'true';
         else throw new ConfigError(`flag --${name} needs a value`);
       } else i++;
     }
@@ -321,7 +327,7 @@ export function helpText(env: NodeJS.ProcessEnv = process.env): string {
       ? ''
       : ` [default: ${String(v)}]`;
   const flags = Object.entries(FLAGS).map(([flag, key]) => {
-    const arg = key === 'registration' || key === 'lan' ? '' : ' VALUE';
+    const arg = SWITCHES.has(key) ? '' : ' VALUE';
     return `  --${flag}${arg}\n      ${FLAG_HELP[flag as keyof typeof FLAGS]}${shown(defaults[key])} (env ${envNameOf(key)})`;
   });
   const flagKeys = new Set<string>(Object.values(FLAGS));

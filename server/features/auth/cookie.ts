@@ -9,19 +9,27 @@ function secure(ctx: AppContext, req: Request): boolean {
   return req.secure || (ctx.config.publicUrl ?? '').startsWith('https:');
 }
 
-/** HttpOnly, SameSite=Lax, Secure over https (contract, "Security defaults"). */
-export function setSessionCookie(ctx: AppContext, req: Request, res: Response, token: string): void {
+/** Every cookie Belfry sets: HttpOnly, SameSite=Lax, Secure over https (contract, "Security defaults"). */
+function appendCookie(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  nameValue: string,
+  path: string,
+  maxAgeSec: number,
+): void {
   res.append(
     'Set-Cookie',
-    `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${SESSION_COOKIE_MAX_AGE_SEC}; HttpOnly; SameSite=Lax${secure(ctx, req) ? '; Secure' : ''}`,
+    `${nameValue}; Path=${path}; Max-Age=${maxAgeSec}; HttpOnly; SameSite=Lax${secure(ctx, req) ? '; Secure' : ''}`,
   );
 }
 
+export function setSessionCookie(ctx: AppContext, req: Request, res: Response, token: string): void {
+  appendCookie(ctx, req, res, `${SESSION_COOKIE}=${token}`, '/', SESSION_COOKIE_MAX_AGE_SEC);
+}
+
 export function clearSessionCookie(ctx: AppContext, req: Request, res: Response): void {
-  res.append(
-    'Set-Cookie',
-    `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure(ctx, req) ? '; Secure' : ''}`,
-  );
+  appendCookie(ctx, req, res, `${SESSION_COOKIE}=`, '/', 0);
 }
 
 /**
@@ -50,8 +58,6 @@ export function knownClientNonce(ctx: AppContext, req: AuthRequest, email: strin
 
 export function setKnownClientCookie(ctx: AppContext, req: Request, res: Response, email: string): void {
   const nonce = randomBytes(16).toString('base64url');
-  res.append(
-    'Set-Cookie',
-    `${KNOWN_CLIENT_COOKIE}=${nonce}.${knownMac(ctx, email, nonce)}; Path=/auth; Max-Age=${SESSION_COOKIE_MAX_AGE_SEC}; HttpOnly; SameSite=Lax${secure(ctx, req) ? '; Secure' : ''}`,
-  );
+  const value = `${nonce}.${knownMac(ctx, email, nonce)}`;
+  appendCookie(ctx, req, res, `${KNOWN_CLIENT_COOKIE}=${value}`, '/auth', SESSION_COOKIE_MAX_AGE_SEC);
 }

@@ -144,7 +144,7 @@ function wrongCredential(err: unknown): boolean {
 }
 
 /** Refused with 429 when any of the keys has used up its attempts (Retry-After: the longest wait). */
-export function checkAll(ctx: AppContext, keys: readonly RateKey[]): void {
+function checkAll(ctx: AppContext, keys: readonly RateKey[]): void {
   let refusal: unknown;
   let wait = -1;
   for (const [scope, key] of keys) {
@@ -159,6 +159,32 @@ export function checkAll(ctx: AppContext, keys: readonly RateKey[]): void {
 }
 
 /**
+ * Counts one attempt under every key, or refuses it with 429 (nothing counted) when any key is spent
+ * (checkAll). Returns what takes the attempt back.
+ */
+export function take(ctx: AppContext, keys: readonly RateKey[]): () => void {
+  checkAll(ctx, keys);
+  const taken = keys.map(([scope, key]) => {
+    const l = limiter(ctx, scope);
+    const at = l.fail(key);
+    return () => l.refund(key, at);
+  });
+  return () => {
+    for (const t of taken) t();
+  };
+}
+
+/** take() for answers that must not differ when spent: false (nothing counted) instead of the 429. */
+export function takeQuietly(ctx: AppContext, keys: readonly RateKey[]): boolean {
+  try {
+    take(ctx, keys);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Runs an attempt under its keys' limits. The attempt is counted BEFORE it is evaluated (a password
  * check awaits bcrypt, and counting afterwards let every concurrent guess through the check), and
  * refunded when it succeeds or fails in a way that does not count (`counts`; by default a 400 or 401
@@ -170,15 +196,7 @@ export async function limited<T>(
   attempt: () => T | Promise<T>,
   counts: (err: unknown) => boolean = wrongCredential,
 ): Promise<T> {
-  checkAll(ctx, keys);
-  const taken = keys.map(([scope, key]) => {
-    const l = limiter(ctx, scope);
-    const at = l.fail(key);
-    return () => l.refund(key, at);
-  });
-  const refund = () => {
-    for (const t of taken) t();
-  };
+  const refund = take(ctx, keys);
   let result: T;
   try {
     result = await attempt();

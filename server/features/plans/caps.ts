@@ -20,15 +20,21 @@ export function planLimitsOf(ctx: AppContext, userId: number): { plan: PlanName;
   return { plan: user.plan, limits: ctx.config.plans[user.plan] };
 }
 
-function assertRoomFor(ctx: AppContext, userId: number, kind: CapKind): void {
-  const { plan, limits } = planLimitsOf(ctx, userId);
+type UserPlan = ReturnType<typeof planLimitsOf>;
+
+function assertRoomFor(ctx: AppContext, userId: number, { plan, limits }: UserPlan, kind: CapKind): void {
   if (countOf(ctx.db, userId, kind) >= limits[kind])
     throw errors.planLimit(`at most ${limits[kind]} ${NAMES[kind]} on the ${plan} plan`);
 }
 
 /** 403 when the user's configuration bytes (plus `room`) exceed the plan, unless they did not grow from `before`. */
-function assertBytes(ctx: AppContext, userId: number, room: 0 | 1, before = Number.NEGATIVE_INFINITY): void {
-  const { plan, limits } = planLimitsOf(ctx, userId);
+function assertBytes(
+  ctx: AppContext,
+  userId: number,
+  { plan, limits }: UserPlan,
+  room: 0 | 1,
+  before = Number.NEGATIVE_INFINITY,
+): void {
   const now = configBytes(ctx.db, userId);
   if (now + room > limits.configBytes && now > before)
     throw errors.planLimit(`at most ${limits.configBytes} bytes of configuration on the ${plan} plan`);
@@ -40,8 +46,9 @@ function assertBytes(ctx: AppContext, userId: number, room: 0 | 1, before = Numb
  * the insert, with no await in between.
  */
 export function assertWithinPlan(ctx: AppContext, userId: number, kind: CapKind): void {
-  assertRoomFor(ctx, userId, kind);
-  assertBytes(ctx, userId, 1);
+  const plan = planLimitsOf(ctx, userId);
+  assertRoomFor(ctx, userId, plan, kind);
+  assertBytes(ctx, userId, plan, 1);
 }
 
 /**
@@ -53,10 +60,11 @@ export function assertWithinPlan(ctx: AppContext, userId: number, kind: CapKind)
  */
 export function writeWithinPlan<T>(ctx: AppContext, userId: number, kind: CapKind | null, write: () => T): T {
   return ctx.db.transaction(() => {
-    if (kind) assertRoomFor(ctx, userId, kind);
+    const plan = planLimitsOf(ctx, userId);
+    if (kind) assertRoomFor(ctx, userId, plan, kind);
     const before = kind ? undefined : configBytes(ctx.db, userId);
     const result = write();
-    assertBytes(ctx, userId, 0, before);
+    assertBytes(ctx, userId, plan, 0, before);
     return result;
   });
 }

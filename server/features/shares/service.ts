@@ -248,15 +248,22 @@ export function acceptById(ctx: AppContext, p: Principal, id: number): Accepted 
 }
 
 export function declineById(ctx: AppContext, p: Principal, id: number): ShareRow {
-  const row = addressedShare(ctx, p, id);
+  withdraw(ctx, p, addressedShare(ctx, p, id));
+  return findShare(ctx.db, id)!;
+}
+
+/**
+ * The recipient declines a share (pending) or leaves it (accepted): the share stays, declined and bound
+ * to them, and every share resting on their access ends with it.
+ */
+function withdraw(ctx: AppContext, p: Principal, row: ShareRow): void {
   const after = ctx.db.transaction(() => {
-    declineShare(ctx.db, id, p.userId);
+    declineShare(ctx.db, row.id, p.userId);
     return endShare(ctx, row, true);
   });
-  if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: id });
+  if (row.status === 'accepted') ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
   announce(ctx, { ...row, recipient_id: p.userId });
   after();
-  return findShare(ctx.db, id)!;
 }
 
 /** The invitation link is the invitation: whoever holds it joins (docs/api.md "Sharing"). */
@@ -274,14 +281,7 @@ function myAcceptedShare(ctx: AppContext, p: Principal, appid: number): ShareRow
 }
 
 export function leave(ctx: AppContext, p: Principal, appid: number): void {
-  const row = myAcceptedShare(ctx, p, appid);
-  const after = ctx.db.transaction(() => {
-    declineShare(ctx.db, row.id, p.userId);
-    return endShare(ctx, row, true);
-  });
-  ctx.bus.emit('token:invalidated', { kind: 'share', tokenId: row.id });
-  announce(ctx, row);
-  after();
+  withdraw(ctx, p, myAcceptedShare(ctx, p, appid));
 }
 
 export function rotate(ctx: AppContext, p: Principal, appid: number): { appid: number; token: string } {

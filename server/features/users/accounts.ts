@@ -5,7 +5,7 @@ import { rfc3339 } from '../../lib/clock';
 import type { PlanName } from '../../lib/limits';
 import { deleteUserApiTokens } from '../api-tokens/service';
 import { readLink, signLink } from '../auth/links';
-import { limiter } from '../auth/rate-limit';
+import { takeQuietly } from '../auth/rate-limit';
 import { closeAllSudo } from '../auth/sudo';
 import { avatarUrl } from '../avatars/service';
 import { rotateAllDeviceTokens } from '../devices/service';
@@ -120,14 +120,7 @@ export async function registerUser(
   input: { email: string; pass: string },
 ): Promise<{ email: string; verified: false }> {
   const answer = { email: input.email, verified: false as const };
-  const mails = limiter(ctx, 'register-mail');
-  const key = input.email.toLowerCase();
-  try {
-    mails.check(key);
-  } catch {
-    return answer;
-  }
-  mails.fail(key);
+  if (!takeQuietly(ctx, [['register-mail', input.email.toLowerCase()]])) return answer;
   const passwordHash = await hashPasswordAsync(ctx, input.pass);
   // Looked up after the await: two registrations of one address may race.
   const taken = findUserByEmail(ctx.db, input.email);
@@ -182,6 +175,16 @@ function signOutEverywhere(
   return emit;
 }
 
+/** A password reset (mailed link or --reset-password): the new hash, the address verified, signed out everywhere. */
+function setResetPassword(ctx: AppContext, userId: number, hash: string): void {
+  const emit = ctx.db.transaction(() => {
+    setPasswordHash(ctx.db, userId, hash);
+    setVerified(ctx.db, userId);
+    return signOutEverywhere(ctx, userId, 'password_reset');
+  });
+  emit();
+}
+
 /** `POST /user/reset-password`: the same work for known and unknown addresses; mail goes after the answer. */
 export function requestPasswordReset(ctx: AppContext, email: string): void {
   const u = findUserByEmail(ctx.db, email);
@@ -201,12 +204,7 @@ export async function confirmPasswordReset(ctx: AppContext, token: unknown, pass
   // Re-check after the await: the link is single use even when two confirmations race.
   const now = findUserById(ctx.db, u.id);
   if (!now || passwordStamp(now) !== data.ps) throw errors.badRequest('invalid or expired reset token');
-  const emit = ctx.db.transaction(() => {
-    setPasswordHash(ctx.db, u.id, hash);
-    setVerified(ctx.db, u.id);
-    return signOutEverywhere(ctx, u.id, 'password_reset');
-  });
-  emit();
+  setResetPassword(ctx, u.id, hash);
 }
 
 /**
@@ -219,12 +217,7 @@ export function resetPasswordOffline(ctx: AppContext, email: string): string {
   if (!u) throw errors.notFound('user');
   const password = randomBytes(12).toString('base64url');
   const hash = hashPassword(ctx, password);
-  const emit = ctx.db.transaction(() => {
-    setPasswordHash(ctx.db, u.id, hash);
-    setVerified(ctx.db, u.id);
-    return signOutEverywhere(ctx, u.id, 'password_reset');
-  });
-  emit();
+  setResetPassword(ctx, u.id, hash);
   return password;
 }
 

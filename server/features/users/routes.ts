@@ -5,7 +5,7 @@ import { authenticate, clientAddress, principalOf, readCredential, TOK } from '.
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from '../../lib/limits';
-import { checkAll, limiter } from '../auth/rate-limit';
+import { take, takeQuietly } from '../auth/rate-limit';
 import { removeAvatarFile } from '../avatars/service';
 import {
   adminCreateUser,
@@ -73,12 +73,10 @@ export function userRoutes(ctx: AppContext): RouteTable {
     const body = parseBody(req, registerBody);
     // Per client address and in all: 429 once spent. Every request counts, taken address or not.
     const address = clientAddress(ctx, req);
-    checkAll(ctx, [
+    take(ctx, [
       ['register', address],
       ['register-all', ''],
     ]);
-    limiter(ctx, 'register').fail(address);
-    limiter(ctx, 'register-all').fail('');
     return registerUser(ctx, body);
   });
   t.put('/user/:id', ADMIN_SUDO, async (req) => {
@@ -102,18 +100,9 @@ export function userRoutes(ctx: AppContext): RouteTable {
   t.get('/user/verify', null, (req) => verifyEmail(ctx, req.query.token));
   t.post('/user/reset-password', null, (req) => {
     const email = parseBody(req, resetBody).email.trim();
-    const perAddress = limiter(ctx, 'reset-request');
-    const ip = clientAddress(ctx, req);
-    perAddress.check(ip);
-    perAddress.fail(ip);
-    const perAccount = limiter(ctx, 'reset-mail');
-    const key = email.toLowerCase();
-    try {
-      perAccount.check(key);
-    } catch {
-      return {}; // same answer, no mail: see SCOPE_LIMITS in auth/rate-limit.ts
-    }
-    perAccount.fail(key);
+    take(ctx, [['reset-request', clientAddress(ctx, req)]]);
+    // Spent: the same answer, no mail (see SCOPE_LIMITS in auth/rate-limit.ts).
+    if (!takeQuietly(ctx, [['reset-mail', email.toLowerCase()]])) return {};
     requestPasswordReset(ctx, email);
     return {};
   });
