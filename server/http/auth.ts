@@ -132,15 +132,13 @@ function normalizeAddress(a: string): string {
   return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
 }
 
-/** requestMeta with the client address of clientAddress (what sign-in records and throttles by). */
-export function clientMeta(ctx: AppContext, req: AuthRequest): RequestMeta {
-  return { ...requestMeta(req), ip: clientAddress(ctx, req) };
-}
-
-export function requestMeta(req: AuthRequest): RequestMeta {
-  // The socket's peer (express's req.ip is not used: it trusts no proxy). clientMeta applies trustProxy.
+/**
+ * Who is asking, for the records and the throttles: the client address of clientAddress (the socket's peer,
+ * or with `trustProxy` the address the trusted proxies name), the user agent and the path.
+ */
+export function requestMeta(ctx: AppContext, req: AuthRequest): RequestMeta {
   const ua = req.headers['user-agent'];
-  return { ip: req.socket.remoteAddress ?? '', userAgent: typeof ua === 'string' ? ua : '', path: req.path };
+  return { ip: clientAddress(ctx, req), userAgent: typeof ua === 'string' ? ua : '', path: req.path };
 }
 
 const PREFIX_KIND: Record<string, PrincipalKind> = { C: 'device', M: 'api', A: 'app', S: 'share' };
@@ -260,7 +258,7 @@ export async function authenticate(ctx: AppContext, req: AuthRequest, rule: Auth
   const cred = readCredential(req);
   if (!cred) throw missingCredential(req);
   checkCookieOrigin(ctx, req, cred);
-  const meta = clientMeta(ctx, req);
+  const meta = requestMeta(ctx, req);
   let principal: Principal;
   if (cred.transport === 'malformed-authorization') throw errors.malformedAuthorization();
   if (cred.transport === 'basic') {

@@ -18,7 +18,7 @@ export function openStream(ctx: AppContext, hub: LiveHub, req: Request, res: Res
   const principal = principalOf(req);
   const cred = readCredential(req);
   const token = cred && 'token' in cred ? cred.token : '';
-  const auth = { principal, token, meta: requestMeta(req) };
+  const auth = { principal, token, meta: requestMeta(ctx, req) };
   // Per-token and per-user caps (429 before any header is sent); the slot is freed when the response closes.
   hub.admit(auth, res);
   res.status(200);

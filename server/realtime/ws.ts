@@ -2,8 +2,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request } from 'express';
 import { WebSocketServer } from 'ws';
-import type { AppContext, RequestMeta } from '../context';
-import { kindOfToken, readCredential, resolveToken } from '../http/auth';
+import type { AppContext } from '../context';
+import { kindOfToken, readCredential, requestMeta, resolveToken } from '../http/auth';
 import { isAccountingListener } from '../http/connections';
 import { sameOriginOrAllowed } from '../http/cors';
 import { ApiError, errors, refuseOnSocket } from '../http/errors';
@@ -117,11 +117,7 @@ export function authenticateUpgrade(ctx: AppContext, req: IncomingMessage, url: 
   if (cred.transport === 'basic') throw errors.basicNotAccepted();
   const kind = kindOfToken(cred.token);
   if (kind === 'api') throw errors.wrongTokenKind();
-  const meta: RequestMeta = {
-    ip: req.socket.remoteAddress ?? '',
-    userAgent: headerOf(req, 'user-agent') ?? '',
-    path: url.pathname,
-  };
+  const meta = requestMeta(ctx, { headers: req.headers, query: {}, socket: req.socket, path: url.pathname });
   const principal = resolveToken(ctx, cred.token, meta);
   if (principal.kind === 'api') throw errors.wrongTokenKind();
   if ((principal.kind === 'app' || principal.kind === 'share') && !principal.canRead)
@@ -129,9 +125,4 @@ export function authenticateUpgrade(ctx: AppContext, req: IncomingMessage, url: 
   if (cred.transport === 'cookie' && !sameOriginOrAllowed(ctx, req))
     throw errors.forbidden('a WebSocket from another origin cannot use the session cookie');
   return { principal, token: cred.token, meta };
-}
-
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

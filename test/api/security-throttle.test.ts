@@ -362,6 +362,24 @@ describe('sign-in throttling', () => {
     }
   });
 
+  test('POST /client records the forwarded client address in the new device activity when trustProxy trusts loopback', async () => {
+    const s = await startTestServer({ config: { trustProxy: 'loopback' } });
+    try {
+      const device = await deviceToken(s, { email: s.admin.email, password: s.admin.password }, 'laptop');
+      const made = await s.request('POST', '/client', {
+        token: device.token,
+        json: { name: 'phone' },
+        headers: { 'X-Forwarded-For': '203.0.113.9' },
+      });
+      expect(made.status).toBe(200);
+      const activity = await s.request('GET', `/client/${made.body.id}/activity`, { token: device.token });
+      expect(activity.status).toBe(200);
+      expect(JSON.stringify(activity.body)).toContain('"ip":"203.0.113.9"');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('X-Forwarded-For is ignored without trustProxy: every failure counts against the socket address', async () => {
     const s = await startTestServer();
     try {

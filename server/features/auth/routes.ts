@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import {
   checkCookieOrigin,
-  clientMeta,
   kindNotAccepted,
   kindOfToken,
   missingCredential,
   readCredential,
+  requestMeta,
   resolveToken,
 } from '../../http/auth';
 import { errors } from '../../http/errors';
@@ -45,7 +45,7 @@ function signIn(
   device: { name: string; platform: string },
   via: 'login' | 'mfa',
 ) {
-  const created = createDevice(ctx, user, device, clientMeta(ctx, req), 'suspend-oldest', via);
+  const created = createDevice(ctx, user, device, requestMeta(ctx, req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
   setKnownClientCookie(ctx, req, res, user.email);
   return presentSignIn(created, user.id);
@@ -64,7 +64,7 @@ export function authRoutes(ctx: AppContext): RouteTable {
       throw kind ? kindNotAccepted(kind, ['basic']) : errors.invalidToken();
     }
     const body = parseBody(req, loginBody);
-    const meta = clientMeta(ctx, req);
+    const meta = requestMeta(ctx, req);
     const known = knownClientNonce(ctx, req, cred.email);
     const user = await limited(ctx, signInKeys(cred.email, meta.ip, known), async () => {
       const u = findUserByEmail(ctx.db, cred.email);
@@ -85,7 +85,7 @@ export function authRoutes(ctx: AppContext): RouteTable {
     checkCookieOrigin(ctx, req, cred);
     if (cred && 'token' in cred) {
       try {
-        const meta = clientMeta(ctx, req);
+        const meta = requestMeta(ctx, req);
         const p = resolveToken(ctx, cred.token, meta);
         if (p.kind === 'device' && p.deviceId !== undefined)
           rotateDevice(ctx, p.userId, p.deviceId, meta, 'logout');
@@ -98,7 +98,7 @@ export function authRoutes(ctx: AppContext): RouteTable {
   });
   t.post('/auth/mfa/verify', null, async (req, res) => {
     const body = parseBody(req, verifyBody);
-    const meta = clientMeta(ctx, req);
+    const meta = requestMeta(ctx, req);
     // Counted per account (across its challenges: a right password opens a new one) and address.
     const account = challengeUser(ctx, body.challenge) ?? 'unknown';
     const done = await limited(ctx, [['mfa', `${account}\n${meta.ip}`]], () =>

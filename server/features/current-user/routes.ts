@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { clientMeta, DEV, principalOf, TOK, TOK_BASIC } from '../../http/auth';
+import { DEV, principalOf, requestMeta, TOK, TOK_BASIC } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { parseBody } from '../../http/validate';
 import { limited, sudoKeys } from '../auth/rate-limit';
@@ -35,11 +35,11 @@ export function currentUserRoutes(ctx: AppContext): RouteTable {
     presentCurrentUser(ctx, currentUserRow(ctx, principalOf(req).userId)),
   );
   t.post('/current/user/sudo', DEV, (req) =>
-    confirmSudo(ctx, principalOf(req), parseBody(req, sudoBody), clientMeta(ctx, req)),
+    confirmSudo(ctx, principalOf(req), parseBody(req, sudoBody), requestMeta(ctx, req)),
   );
   t.post('/current/user/password', { ...DEV, sudo: true }, async (req) => {
     const body = parseBody(req, passwordBody);
-    const keys = sudoKeys(principalOf(req).userId, clientMeta(ctx, req).ip);
+    const keys = sudoKeys(principalOf(req).userId, requestMeta(ctx, req).ip);
     await limited(ctx, keys, () => changeOwnPassword(ctx, principalOf(req), body));
     return {};
   });

@@ -76,7 +76,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
   t.post('/client', DEV_BASIC, (req) => {
     const p = principalOf(req);
     const body = parseBody(req, createBody);
-    const created = createDevice(ctx, userOf(p.userId), body, requestMeta(req), 'reject');
+    const created = createDevice(ctx, userOf(p.userId), body, requestMeta(ctx, req), 'reject');
     return presentDevice(created.row, p.deviceId, created.token);
   });
   t.delete('/client', DEV, (req) => {
@@ -86,7 +86,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
   t.put('/client/:id', DEV, (req) => {
     const p = principalOf(req);
     return presentDevice(
-      renameDevice(ctx, p.userId, idParam(req), parseBody(req, renameBody).name, requestMeta(req)),
+      renameDevice(ctx, p.userId, idParam(req), parseBody(req, renameBody).name, requestMeta(ctx, req)),
       p.deviceId,
     );
   });
@@ -97,7 +97,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
   t.post('/client/:id/reconnect', DEV_BASIC, (req, res) => {
     const p = principalOf(req);
     const id = idParam(req);
-    const rotated = rotateDevice(ctx, p.userId, id, requestMeta(req), 'reconnect');
+    const rotated = rotateDevice(ctx, p.userId, id, requestMeta(ctx, req), 'reconnect');
     // The browser session that reconnects itself keeps working with the new token.
     if (id === p.deviceId && readCredential(req)?.transport === 'cookie')
       setSessionCookie(ctx, req, res, rotated.token);
@@ -110,7 +110,7 @@ export function deviceRoutes(ctx: AppContext): RouteTable {
       userOf(p.userId),
       idParam(req),
       parseBody(req, statusBody).status,
-      requestMeta(req),
+      requestMeta(ctx, req),
     );
     return presentDevice(row, p.deviceId);
   });

@@ -40,7 +40,7 @@ export function mfaRoutes(ctx: AppContext): RouteTable {
     regenerateRecoveryCodes(ctx, principalOf(req).userId),
   );
   t.post('/current/user/mfa/mobile/start', DEV_SUDO, (req) =>
-    startMobileLink(ctx, principalOf(req).userId, requestMeta(req)),
+    startMobileLink(ctx, principalOf(req).userId, requestMeta(ctx, req)),
   );
   t.post('/current/user/mfa/mobile/confirm', DEV, (req) =>
     confirmMobileLink(ctx, principalOf(req).userId, parseBody(req, challengeBody).challenge),

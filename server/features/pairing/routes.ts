@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { clientMeta, DEV, principalOf } from '../../http/auth';
+import { DEV, principalOf, requestMeta } from '../../http/auth';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody } from '../../http/validate';
 import { rfc3339 } from '../../lib/clock';
@@ -38,7 +38,7 @@ export function pairingRoutes(ctx: AppContext): RouteTable {
   t.get('/pairing/:id', DEV, (req) => store.status(principalOf(req).userId, idParam(req)));
   t.post('/pairing/claim', null, async (req, res) => {
     const body = parseBody(req, claimBody);
-    const meta = clientMeta(ctx, req);
+    const meta = requestMeta(ctx, req);
     // Guessing codes: an unknown, used or expired code counts against the address (10 a minute).
     const created = await limited(
       ctx,
