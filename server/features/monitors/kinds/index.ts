@@ -1,0 +1,8 @@
+import type { MonitorKind } from '../kind';
+
+/**
+ * The built-in monitor kinds, registered by the monitors feature at init. A kind is one module
+ * (../kind.ts); adding one is an import and an entry here, nothing in the engine.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their settings and state types
+export const BUILT_IN_KINDS: MonitorKind<any, any>[] = [];
