@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import type { RouteTable } from '../../http/routes';
 
 /**
  * One monitor kind (`monitor`, `http-monitor`, `content-monitor`, `port-monitor`, `workflow-monitor`; later
@@ -29,7 +30,17 @@ export interface MonitorKind<
   hosts(settings: S): string[];
   /** Runs one check. Must honour `io.signal` (aborted at timeoutSec) and never throw for a target failure. */
   check(settings: S, state: K | null, io: CheckIo): Promise<CheckOutcome<K>>;
+  /**
+   * The kind's assisted endpoints (§2.6: `POST /content-monitor/suggest-selector`, `/test-rule`,
+   * `/workflow-monitor/build-step`), added to the monitors' route table with full paths. The engine adds
+   * the CRUD, pause/resume, `/test` and `check-now` routes of every kind itself.
+   */
+  routes?(t: RouteTable, ctx: AppContext): void;
 }
+
+/** A kind of any settings and state types (the registry holds kinds of different types). */
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their settings and state types
+export type AnyMonitorKind = MonitorKind<any, any>;
 
 export interface CheckIo {
   ctx: AppContext;
@@ -58,23 +69,23 @@ export interface CheckOutcome<K extends object = Record<string, unknown>> {
 }
 
 /** The kinds of one server, keyed by path noun. Registered at feature init, per server (never module-global). */
-const perServer = new WeakMap<AppContext, Map<string, MonitorKind>>();
+const perServer = new WeakMap<AppContext, Map<string, AnyMonitorKind>>();
 
-export function registerMonitorKind(ctx: AppContext, k: MonitorKind<any, any>): void {
+export function registerMonitorKind(ctx: AppContext, k: AnyMonitorKind): void {
   let m = perServer.get(ctx);
   if (!m) {
     m = new Map();
     perServer.set(ctx, m);
   }
   if (m.has(k.kind)) throw new Error(`monitor kind ${k.kind} is registered twice`);
-  m.set(k.kind, k as MonitorKind);
+  m.set(k.kind, k);
 }
 
-export function monitorKind(ctx: AppContext, kind: string): MonitorKind | undefined {
+export function monitorKind(ctx: AppContext, kind: string): AnyMonitorKind | undefined {
   return perServer.get(ctx)?.get(kind);
 }
 
-export function monitorKinds(ctx: AppContext): MonitorKind[] {
+export function monitorKinds(ctx: AppContext): AnyMonitorKind[] {
   return [...(perServer.get(ctx)?.values() ?? [])];
 }
 
