@@ -100,6 +100,10 @@ const configSchema = z.object({
     .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL')
     .optional(),
   selfPingIntervalS: z.coerce.number().int().min(10).max(86_400).default(60),
+  /** Non-admin monitors, workflows, callbacks and webhook adapters refuse loopback/private/link-local targets. */
+  blockPrivateTargets: boolish.default(false),
+  /** Chromium for browser workflows and content monitors with `render: "browser"` (unset: /usr/bin/chromium if present). */
+  chromiumPath: z.string().min(1).optional(),
 });
 
 /** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
@@ -130,6 +134,8 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_MIN_INTERVAL_S: 'minIntervalSec',
   BELFRY_SELF_PING_URL: 'selfPingUrl',
   BELFRY_SELF_PING_INTERVAL_S: 'selfPingIntervalS',
+  BELFRY_BLOCK_PRIVATE_TARGETS: 'blockPrivateTargets',
+  BELFRY_CHROMIUM_PATH: 'chromiumPath',
 };
 
 const FLAGS = {
@@ -304,9 +310,11 @@ const ENV_HELP: Record<string, string> = {
   BELFRY_BCRYPT_ROUNDS: 'password hashing cost',
   BELFRY_BODY_LIMIT_BYTES: 'largest JSON or form body accepted',
   BELFRY_SNAPSHOT_JOURNAL_BYTES: 'write a snapshot once the journal holds this many bytes',
-  BELFRY_MIN_INTERVAL_S: 'shortest heartbeat period in seconds',
+  BELFRY_MIN_INTERVAL_S: 'shortest heartbeat period and monitor interval in seconds',
   BELFRY_SELF_PING_URL: 'an outside URL to GET every interval (watch the watcher)',
   BELFRY_SELF_PING_INTERVAL_S: 'seconds between self-pings',
+  BELFRY_BLOCK_PRIVATE_TARGETS: "non-admin users' monitors may not reach loopback or private addresses",
+  BELFRY_CHROMIUM_PATH: 'Chromium for browser checks [default: /usr/bin/chromium when present]',
 };
 
 function envNameOf(key: string): string | undefined {

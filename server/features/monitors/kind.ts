@@ -49,6 +49,11 @@ export interface CheckIo {
   timeoutSec: number;
   /** Wall time (ctx.clock) the check started. */
   startedAt: number;
+  /**
+   * False when BELFRY_BLOCK_PRIVATE_TARGETS is on and the owner is not an administrator: the network layer
+   * then refuses loopback/private/link-local addresses (`private address refused`).
+   */
+  allowPrivate: boolean;
   /** True for checks of `/test` and `check-now` answers (kinds may add detail; nothing else differs). */
   test: boolean;
 }
