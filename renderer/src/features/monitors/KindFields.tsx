@@ -206,33 +206,35 @@ export function RequestFields({
           )}
         </Field>
       ) : null}
-      <fieldset className="grid2" aria-describedby={authId}>
-        <legend>Basic authentication</legend>
-        <Field label="Username">
-          {(id) => (
-            <input
-              id={id}
-              value={value.username}
-              autoComplete="off"
-              onChange={(e) => onChange({ username: e.target.value })}
-            />
-          )}
-        </Field>
-        <Field label="Password">
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              value={value.password}
-              autoComplete="new-password"
-              onChange={(e) => onChange({ password: e.target.value })}
-            />
-          )}
-        </Field>
+      <details open={value.username !== ''}>
+        <summary>Basic authentication</summary>
+        <div className="grid2" aria-describedby={authId}>
+          <Field label="Username">
+            {(id) => (
+              <input
+                id={id}
+                value={value.username}
+                autoComplete="off"
+                onChange={(e) => onChange({ username: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field label="Password">
+            {(id) => (
+              <input
+                id={id}
+                type="password"
+                value={value.password}
+                autoComplete="new-password"
+                onChange={(e) => onChange({ password: e.target.value })}
+              />
+            )}
+          </Field>
+        </div>
         <small id={authId} className="hint">
           Empty username: none. A stored password shows as ******** and is kept unless you change it.
         </small>
-      </fieldset>
+      </details>
       <div className="grid2">
         <Field label="Expected status" hint="Codes or ranges, e.g. 200-299, 301">
           {(id) => (
@@ -287,7 +289,6 @@ export function AnswerChecks({
             />
           )}
         </Field>
-        <span />
         <Field label="Body contains" hint="Case-sensitive text">
           {(id) => (
             <input
