@@ -53,17 +53,9 @@ export function useInView(ref: RefObject<HTMLElement | null>): boolean {
 
 /**
  * A list row's bar: its history is fetched once the row scrolls into view (a long list does not ask for
- * every source's history at once), and again when `version` changes (a live signal for its channel).
+ * every heartbeat's history at once), and again when `version` changes (a live signal for its channel).
  */
-export function LazyUptimeBar({
-  kind = 'heartbeat',
-  id,
-  version,
-}: {
-  kind?: string;
-  id: number;
-  version: number;
-}) {
+export function LazyUptimeBar({ id, version }: { id: number; version: number }) {
   const ref = useRef<HTMLDivElement>(null);
   const visible = useInView(ref);
   const [history, setHistory] = useState<SourceHistory | null>(null);
@@ -72,7 +64,7 @@ export function LazyUptimeBar({
   useEffect(() => {
     if (!visible) return;
     let live = true;
-    get<SourceHistory>(`/monitor-history/${kind}/${id}`).then(
+    get<SourceHistory>(`/monitor-history/heartbeat/${id}`).then(
       (h) => {
         if (!live) return;
         setHistory(h);
@@ -83,7 +75,7 @@ export function LazyUptimeBar({
     return () => {
       live = false;
     };
-  }, [kind, id, visible, version]);
+  }, [id, visible, version]);
   return (
     <div ref={ref} className="uptime-slot">
       {history ? (
