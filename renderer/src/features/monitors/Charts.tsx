@@ -33,14 +33,14 @@ export function Sparkline({ checks }: { checks: CheckEntry[] }) {
     <div className="mon-spark" role="img" aria-label={label} title={label}>
       {points.length ? (
         <ResponsiveContainer width="100%" height={32}>
-          <LineChart data={points} margin={{ top: 2, right: 2, bottom: 2, left: 2 }}>
+          <LineChart data={points} margin={{ top: 4, right: 4, bottom: 4, left: 4 }}>
             <YAxis hide domain={[0, 'auto']} />
             <Line
               type="monotone"
               dataKey="ms"
               stroke="var(--accent)"
               strokeWidth={1.5}
-              dot={false}
+              dot={points.length === 1 ? { r: 2 } : false}
               connectNulls={false}
               isAnimationActive={false}
             />
