@@ -12,7 +12,10 @@ export function ContentPicker({
   url,
   render,
   onPick,
+  Heading,
 }: {
+  /** One level below the form's heading. */
+  Heading: 'h2' | 'h3';
   url: string;
   render: 'html' | 'browser';
   onPick: (selector: string) => void;
@@ -41,7 +44,7 @@ export function ContentPicker({
 
   return (
     <section className="mon-picker stack" aria-labelledby={titleId}>
-      <h3 id={titleId}>Pick the text you want to watch</h3>
+      <Heading id={titleId}>Pick the text you want to watch</Heading>
       <p className="hint">
         Type a piece of the text as the page shows it now (a price, a version, a status word). Belfry finds
         the elements that contain it and suggests selectors, the most specific first.

@@ -207,7 +207,12 @@ export function MonitorForm({
               />{' '}
               The page builds its text with JavaScript (render it in Chromium)
             </label>
-            <ContentPicker url={d.url} render={d.render} onPick={(selector) => patch({ selector })} />
+            <ContentPicker
+              Heading={H}
+              url={d.url}
+              render={d.render}
+              onPick={(selector) => patch({ selector })}
+            />
             <div className="grid2">
               <Field label="CSS selector">
                 {(id) => (
