@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel } from '../helpers/factories';
@@ -18,6 +20,21 @@ const PAGE_HTML = `<!doctype html><html><body>
 <main><div class="product" data-sku="kettle-2">
   <h1>Kettle</h1><p class="price" id="kettle-price">19.99 €</p>
 </div><p class="note">Prices include VAT</p></main></body></html>`;
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG A/AA and best-practice findings on the page, as `impact id at targets` lines. */
+async function axeFindings(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    type Found = { id: string; impact: string; nodes: { target: string[] }[] };
+    const axe = (window as unknown as { axe: { run(d: Document): Promise<{ violations: Found[] }> } }).axe;
+    const { violations } = await axe.run(document);
+    return violations.map(
+      (v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+  });
+}
 
 /**
  * Monitors end to end: the page drives the real API (docs/api.md "Monitors") in Chromium against a
@@ -248,17 +265,33 @@ describe.skipIf(!hasChromium)('monitors in Chromium', () => {
 
   it('edits the monitor: the form opens with its values and saves a change', async () => {
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    const form = page.getByRole('form', { name: 'Edit “Shop API”' });
+    const form = page.getByRole('form', { name: /^Edit “Shop API/ });
     expect(await form.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.url}/health`);
     expect(await form.getByLabel('JSON check 1 value').inputValue()).toBe('ok');
     await form.getByLabel('Body contains', { exact: true }).fill('version');
+    await form.getByRole('button', { name: 'Add header' }).click();
+    await form.getByLabel('Headers 1 name').fill('X-Api-Key');
+    await form.getByLabel('Headers 1 value').fill('k-secret-1');
     await form.getByRole('button', { name: 'Save monitor' }).click();
     await expect.poll(() => form.count()).toBe(0);
     const saved = (await t.request('GET', `/http-monitor/${mon.id}`, { token: await token() })).body;
     expect(saved).toMatchObject({
       bodyContains: 'version',
+      headers: { 'X-Api-Key': '********' },
       json: [{ path: '$.status', op: 'eq', value: 'ok' }],
     });
+
+    // The secret comes back masked and is sent back unchanged with another edit: the server keeps it.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    expect(await form.getByLabel('Headers 1 value').inputValue()).toBe('********');
+    await form.getByLabel('Name', { exact: true }).fill('Shop API (prod)');
+    await form.getByRole('button', { name: 'Save monitor' }).click();
+    await expect.poll(() => form.count()).toBe(0);
+    await page.getByRole('heading', { name: 'Shop API (prod)', level: 1 }).waitFor();
+    const seen = target.requests.length;
+    await page.getByRole('button', { name: 'Check now' }).click();
+    await expect.poll(() => target.requests.length).toBeGreaterThan(seen);
+    expect(target.requests.at(-1)!.headers['x-api-key']).toBe('k-secret-1');
   });
 
   it('picks the text to watch on a page: suggested selectors, then the rule preview', async () => {
@@ -354,5 +387,38 @@ describe.skipIf(!hasChromium)('monitors in Chromium', () => {
         { method: 'GET', url: `${target.url}/health?t={{sid}}` },
       ],
     });
+  });
+
+  it('has no axe-core findings on the monitors screens', async () => {
+    const found: string[] = [];
+    const check = async (screen: string) => {
+      await page.waitForLoadState('networkidle');
+      for (const f of await axeFindings(page)) found.push(`${screen}: ${f}`);
+    };
+    await page.goto(`${t.url}/monitors`);
+    await expect.poll(() => page.locator('.mon-spark[role="img"]').count()).toBeGreaterThan(3);
+    await check('list');
+    await page.goto(`${t.url}/monitors?new=1`);
+    await page.getByRole('list', { name: 'Monitor kinds' }).waitFor();
+    await check('kind picker');
+    await page.goto(`${t.url}/monitors?kind=http-monitor&id=${mon.id}`);
+    await page.getByRole('table', { name: 'Checks' }).waitFor();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await page.getByRole('region', { name: 'Test result' }).waitFor();
+    await check('detail with its form and a test result');
+    await page.goto(`${t.url}/monitors?new=content-monitor`);
+    await page.getByLabel('URL', { exact: true }).fill(`${target.url}/shop`);
+    await page.getByLabel('Text on the page').fill('19.99');
+    await page.getByRole('button', { name: 'Find selectors' }).click();
+    await page.getByRole('list', { name: 'Suggested selectors' }).waitFor();
+    await check('content form with suggestions');
+    await page.goto(`${t.url}/monitors?new=workflow-monitor`);
+    await page.getByRole('button', { name: 'Add step', exact: true }).click();
+    await check('workflow form');
+    await page.goto(`${t.url}/monitors?new=port-monitor`);
+    await page.getByLabel('Host', { exact: true }).waitFor();
+    await check('port form');
+    expect(found).toEqual([]);
   });
 });
