@@ -77,6 +77,7 @@ export function MonitorForm({
   const save = useAction();
   const test = useAction();
   const titleId = useId();
+  const testHintId = useId();
   const title = m ? `Edit “${m.name}”` : `New ${kindLabel(kind).toLowerCase()} monitor`;
 
   const body = () => ({
@@ -91,7 +92,7 @@ export function MonitorForm({
   });
   const problems = maskProblems(kind, d, m);
   // A test saves nothing, so the server has no stored secret to put in place of the mask.
-  const testsMask = JSON.stringify(kindBody(kind, d)).includes(SECRET_MASK);
+  const cannotTest = kind !== 'content-monitor' && JSON.stringify(kindBody(kind, d)).includes(SECRET_MASK);
 
   const runTest = () =>
     test.run(async () => {
@@ -391,13 +392,18 @@ export function MonitorForm({
         </p>
       ))}
       <div className="actions">
-        <button type="button" onClick={() => void runTest()} disabled={test.busy}>
+        <button
+          type="button"
+          onClick={() => void runTest()}
+          disabled={test.busy || cannotTest}
+          aria-describedby={cannotTest ? testHintId : undefined}
+        >
           {test.busy ? 'Testing…' : kind === 'content-monitor' ? 'Test rule' : 'Test'}
         </button>
-        {testsMask && kind !== 'content-monitor' ? (
-          <small className="hint">
-            The test sends hidden values (********) as they are: type them again to test with them, or save
-            and use Check now.
+        {cannotTest ? (
+          <small className="hint" id={testHintId}>
+            A test keeps nothing, so it cannot use the hidden values (********): type them again to test, or
+            save and use Check now.
           </small>
         ) : null}
       </div>
