@@ -308,7 +308,7 @@ describe.skipIf(!hasChromium)('monitors in Chromium', () => {
     const selector = (await first.locator('code').textContent()) ?? '';
     expect(selector).not.toBe('');
     expect(await first.textContent()).toContain('19.99 €');
-    await first.getByRole('button', { name: `Use ${selector}` }).click();
+    await first.getByRole('button', { name: `Use this: ${selector}` }).click();
     expect(await form.getByLabel('CSS selector', { exact: true }).inputValue()).toBe(selector);
     // The rule preview on the real page: below 25 holds, below 10 does not.
     await form.getByLabel('Rule', { exact: true }).selectOption('numberBelow');
@@ -340,8 +340,9 @@ describe.skipIf(!hasChromium)('monitors in Chromium', () => {
     await form.getByRole('button', { name: 'Add step from curl' }).click();
     const steps = form.getByRole('list', { name: 'Steps' }).getByRole('listitem');
     // The empty first step of a new workflow is replaced by the built one.
-    await expect.poll(() => steps.count()).toBe(1);
     const step = steps.first();
+    await expect.poll(() => step.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.url}/login`);
+    expect(await steps.count()).toBe(1);
     expect(await step.getByLabel('Method', { exact: true }).inputValue()).toBe('POST');
     expect(await step.getByLabel('URL', { exact: true }).inputValue()).toBe(`${target.url}/login`);
     expect(await step.getByLabel('Headers 1 value').inputValue()).toBe('application/json');

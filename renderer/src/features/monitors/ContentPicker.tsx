@@ -89,7 +89,8 @@ export function ContentPicker({
               </div>
               <button
                 type="button"
-                aria-label={`Use ${c.selector}`}
+                // The visible words first (WCAG 2.5.3), then which selector.
+                aria-label={`${picked === c.selector ? 'In use' : 'Use this'}: ${c.selector}`}
                 onClick={() => {
                   setPicked(c.selector);
                   onPick(c.selector);
