@@ -390,6 +390,20 @@ describe.skipIf(!hasChromium)('monitors in Chromium', () => {
     });
   });
 
+  it('deletes a monitor and its history', async () => {
+    const [wf] = (await t.request('GET', '/workflow-monitor', { token: await token() })).body as {
+      id: number;
+    }[];
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Monitors', level: 1 }).waitFor();
+    const names = page.getByRole('list', { name: 'Monitors' }).getByRole('link');
+    await expect.poll(() => names.allTextContents()).not.toContain('Sign-in flow');
+    expect(await names.allTextContents()).toContain('Kettle price');
+    expect((await t.request('GET', `/workflow-monitor/${wf!.id}`, { token: await token() })).status).toBe(
+      404,
+    );
+  });
+
   it('has no axe-core findings on the monitors screens', async () => {
     const found: string[] = [];
     const check = async (screen: string) => {
