@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MONITORS_PER_USER } from '../../server/lib/limits';
-import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
+import { apiToken, deviceToken, insertChannelKeyRow, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { request, startTestServer, type TestServer } from '../helpers/test-server';
 import { openWs, until } from './realtime-helpers';
@@ -101,7 +101,11 @@ describe('monitor management', () => {
     ])!;
     expect(raw.settings).not.toContain('s3cret');
     await t.server.scheduler.tick();
-    expect(await mon(res.body.id)).toMatchObject({ status: 'up', lastCheckAt: iso(created), lastResponseMs: 5 });
+    expect(await mon(res.body.id)).toMatchObject({
+      status: 'up',
+      lastCheckAt: iso(created),
+      lastResponseMs: 5,
+    });
     expect(fake.started.get(tg)).toBe(1);
   });
 
@@ -144,7 +148,10 @@ describe('monitor management', () => {
       ['POST', `/fake-monitor/${m.id}/resume`],
       ['POST', `/fake-monitor/${m.id}/check-now`],
     ] as const) {
-      const res = await t.request(method, path, { token: otherDev, ...(method === 'GET' ? {} : { json: {} }) });
+      const res = await t.request(method, path, {
+        token: otherDev,
+        ...(method === 'GET' ? {} : { json: {} }),
+      });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.errorDescription).toBe('monitor not found');
     }
@@ -166,13 +173,18 @@ describe('monitor management', () => {
       [{ appid: c.id, name: 'x', target: 'x', intervalSec: 86_401 }, 'intervalSec: '],
       [{ appid: c.id, name: 'x', target: 'x', timeoutSec: 121 }, 'timeoutSec: must be at most 120'],
       [{ appid: c.id, name: 'x', target: 'x', retries: 11 }, 'retries: '],
-      [{ appid: c.id, name: 'x', target: 'x', resendEverySec: 10 }, 'resendEverySec: must be 0 or at least 30'],
+      [
+        { appid: c.id, name: 'x', target: 'x', resendEverySec: 10 },
+        'resendEverySec: must be 0 or at least 30',
+      ],
       [{ appid: c.id, name: 'x', target: 'x', priority: 11 }, 'priority: '],
     ];
     for (const [json, prefix] of cases) {
       const res = await t.request('POST', '/fake-monitor', { token: dev, json });
       expect(res.status, JSON.stringify(json)).toBe(400);
-      expect(res.body.errorDescription).toMatch(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      expect(res.body.errorDescription).toMatch(
+        new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      );
     }
   });
 
@@ -192,7 +204,9 @@ describe('monitor management', () => {
     await t.server.scheduler.tick();
     expect(fake.started.get(tg)).toBe(2);
     const { openSettings } = await import('../../server/features/monitors/fields');
-    const stored = t.server.ctx.db.first<{ settings: string }>('SELECT settings FROM monitors WHERE id = ?', [m.id])!;
+    const stored = t.server.ctx.db.first<{ settings: string }>('SELECT settings FROM monitors WHERE id = ?', [
+      m.id,
+    ])!;
     expect(openSettings<{ secret: string }>(t.server.ctx, stored).secret).toBe('keep-me');
   });
 
@@ -213,7 +227,9 @@ describe('monitor management', () => {
     expect(fake.started.get(tg)).toBe(1);
     expect((await t.request('DELETE', `/fake-monitor/${m.id}`, { token: dev })).body).toEqual({});
     expect((await t.request('GET', `/fake-monitor/${m.id}`, { token: dev })).status).toBe(404);
-    expect((await t.request('GET', `/monitor-history/fake-monitor/${m.id}`, { token: dev })).status).toBe(404);
+    expect((await t.request('GET', `/monitor-history/fake-monitor/${m.id}`, { token: dev })).status).toBe(
+      404,
+    );
   });
 
   it('POST /{kind}/test runs once and saves nothing, sends nothing, spends no quota', async () => {
@@ -221,7 +237,10 @@ describe('monitor management', () => {
     const tg = target(false, 'connection refused');
     const before = t.server.ctx.db.first<{ n: number }>('SELECT COUNT(*) AS n FROM monitors')!.n;
     const quota = (await t.request('GET', '/current/user', { token: dev })).body;
-    const res = await t.request('POST', '/fake-monitor/test', { token: dev, json: { target: tg, retries: 5 } });
+    const res = await t.request('POST', '/fake-monitor/test', {
+      token: dev,
+      json: { target: tg, retries: 5 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ok: false,
@@ -247,7 +266,13 @@ describe('monitor management', () => {
     await t.server.scheduler.tick();
     fake.set(tg, { ok: false, error: 'refused' });
     const res = await t.request('POST', `/fake-monitor/${m.id}/check-now`, { token: dev });
-    expect(res.body).toEqual({ ok: false, status: 'down', responseTimeMs: 5, error: 'refused', details: expect.any(Object) });
+    expect(res.body).toEqual({
+      ok: false,
+      status: 'down',
+      responseTimeMs: 5,
+      error: 'refused',
+      details: expect.any(Object),
+    });
     expect(await mon(m.id)).toMatchObject({ status: 'down', lastError: 'refused', consecutiveFailures: 1 });
     expect(titles(c.id)).toEqual(['api is down']);
   });
@@ -264,10 +289,21 @@ describe('monitor management', () => {
         ctx.db.run(
           `INSERT INTO monitors (user_id, channel_id, kind, name, settings, interval_sec, timeout_sec, status, status_since, created_at)
            VALUES (?, ?, ?, ?, ?, 60, 10, 'paused', ?, ?)`,
-          [u.id, c.id, i % 2 ? 'fake-monitor' : 'other-monitor', `m ${i}`, sealed, ctx.clock.now(), ctx.clock.now()],
+          [
+            u.id,
+            c.id,
+            i % 2 ? 'fake-monitor' : 'other-monitor',
+            `m ${i}`,
+            sealed,
+            ctx.clock.now(),
+            ctx.clock.now(),
+          ],
         );
     });
-    const res = await t.request('POST', '/fake-monitor', { token: d, json: { appid: c.id, name: 'one more', target: 'x' } });
+    const res = await t.request('POST', '/fake-monitor', {
+      token: d,
+      json: { appid: c.id, name: 'one more', target: 'x' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.errorDescription).toBe('limit reached: at most 1000 monitors per user');
   });
@@ -291,9 +327,14 @@ describe('monitor management', () => {
     expect(denied.body.errorDescription).toBe('appid: no such channel');
     const read = await apiToken(t, { token: d }, { access: 'read' });
     expect((await t.request('GET', `/fake-monitor/${mIn.id}`, { token: read.token })).status).toBe(200);
-    expect((await t.request('POST', `/fake-monitor/${mIn.id}/pause`, { token: read.token })).status).toBe(403);
-    const key = (await t.request('GET', `/application/${inside.id}`, { token: d })).body.token;
-    if (typeof key === 'string') expect((await t.request('GET', '/fake-monitor', { token: key })).status).toBe(403);
+    expect((await t.request('POST', `/fake-monitor/${mIn.id}/pause`, { token: read.token })).status).toBe(
+      403,
+    );
+    const key = insertChannelKeyRow(t, inside.id, { canRead: true });
+    expect((await t.request('GET', '/fake-monitor', { token: key })).status).toBe(403);
+    expect(
+      (await t.request('POST', '/fake-monitor/test', { token: key, json: { target: 'x' } })).status,
+    ).toBe(403);
   });
 });
 
@@ -303,10 +344,18 @@ describe('states and messages', () => {
     const tg = target(false, 'connection refused');
     const m = await create({ appid: c.id, name: 'Shop', target: tg, retries: 1 });
     await t.server.scheduler.tick();
-    expect(await mon(m.id)).toMatchObject({ status: 'pending', consecutiveFailures: 1, lastError: 'connection refused' });
+    expect(await mon(m.id)).toMatchObject({
+      status: 'pending',
+      consecutiveFailures: 1,
+      lastError: 'connection refused',
+    });
     await advance(60 * SEC);
     const downAt = t.clock.now();
-    expect(await mon(m.id)).toMatchObject({ status: 'down', consecutiveFailures: 2, statusSince: iso(downAt) });
+    expect(await mon(m.id)).toMatchObject({
+      status: 'down',
+      consecutiveFailures: 2,
+      statusSince: iso(downAt),
+    });
     await advance(60 * SEC);
     expect(await mon(m.id)).toMatchObject({ status: 'down', consecutiveFailures: 3 });
     fake.set(tg, { ok: true });
@@ -384,11 +433,25 @@ describe('states and messages', () => {
         kind: 'monitor:status_changed',
         appid: c.id,
         at: expect.any(String),
-        data: { kind: 'fake-monitor', id: m.id, name: 'Live', from: 'pending', to: 'down', messageId: expect.any(Number) },
+        data: {
+          kind: 'fake-monitor',
+          id: m.id,
+          name: 'Live',
+          from: 'pending',
+          to: 'down',
+          messageId: expect.any(Number),
+        },
       });
       const status = await t.request('GET', `/application/${c.id}/status`, { token: dev });
       expect(status.body.alerting).toEqual([
-        { kind: 'fake-monitor', id: m.id, name: 'Live', appid: c.id, status: 'down', since: expect.any(String) },
+        {
+          kind: 'fake-monitor',
+          id: m.id,
+          name: 'Live',
+          appid: c.id,
+          status: 'down',
+          since: expect.any(String),
+        },
       ]);
       const sources = await t.request('GET', `/application/${c.id}/event-sources`, { token: dev });
       expect(sources.body.sources).toContainEqual(
@@ -408,7 +471,13 @@ describe('scheduling', () => {
       release = r;
     });
     fake.set('slow', { ok: true, gate, responseTimeMs: 90_000 });
-    const slow = await create({ appid: c.id, name: 'slow', target: 'slow', timeoutSec: 120, intervalSec: 30 });
+    const slow = await create({
+      appid: c.id,
+      name: 'slow',
+      target: 'slow',
+      timeoutSec: 120,
+      intervalSec: 30,
+    });
     const fastTarget = target();
     const fast = await create({ appid: c.id, name: 'fast', target: fastTarget, intervalSec: 30 });
     const ticking = t.server.scheduler.tick();
@@ -446,8 +515,12 @@ describe('scheduling', () => {
       const ids: number[] = [];
       for (let i = 0; i < 5; i++)
         ids.push(
-          (await own.request('POST', '/fake-monitor', { token: d, json: { appid: c.id, name: `m${i}`, target: `r${i}` } }))
-            .body.id,
+          (
+            await own.request('POST', '/fake-monitor', {
+              token: d,
+              json: { appid: c.id, name: `m${i}`, target: `r${i}` },
+            })
+          ).body.id,
         );
       await own.server.scheduler.tick();
       await own.close();
@@ -469,7 +542,10 @@ describe('scheduling', () => {
         const got = await request(again.url, 'GET', `/fake-monitor/${ids[0]}`, { token: d });
         expect(got.body.status).toBe('up');
         expect(
-          again.server.ctx.db.first<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE channel_id = ?', [c.id])!.n,
+          again.server.ctx.db.first<{ n: number }>(
+            'SELECT COUNT(*) AS n FROM messages WHERE channel_id = ?',
+            [c.id],
+          )!.n,
         ).toBe(0);
       } finally {
         await again.close();
@@ -513,9 +589,13 @@ describe('history', () => {
       expect.objectContaining({ ok: false, status: 'down', error: 'refused' }),
     ]);
     expect(log.body.paging).toMatchObject({ size: 2, limit: 2, since: expect.any(Number) });
-    const rest = await t.request('GET', `/monitor-history/fake-monitor/${m.id}/log?limit=10&since=${log.body.paging.since}`, {
-      token: dev,
-    });
+    const rest = await t.request(
+      'GET',
+      `/monitor-history/fake-monitor/${m.id}/log?limit=10&since=${log.body.paging.since}`,
+      {
+        token: dev,
+      },
+    );
     expect(rest.body.checks.map((x: any) => x.responseTimeMs)).toEqual([300, 100, 100]);
   });
 });

@@ -1,11 +1,11 @@
 import type { Feature } from '../../server/features/index';
-import { errors } from '../../server/http/errors';
 import {
   type CheckOutcome,
   type MonitorKind,
   registerMonitorKind,
   SECRET_MASK,
 } from '../../server/features/monitors/kind';
+import { errors } from '../../server/http/errors';
 
 /**
  * A monitor kind whose outcome the test decides (a test double for the engine's tests until the real
@@ -46,7 +46,8 @@ export function fakeMonitorKind(name = 'fake-monitor'): FakeKind {
     parse(body, prev) {
       const out: FakeSettings = prev ? { ...prev } : { target: '', host: 'localhost', secret: null };
       if (body.target !== undefined) {
-        if (typeof body.target !== 'string' || body.target === '') throw errors.badRequest('target: must be a string');
+        if (typeof body.target !== 'string' || body.target === '')
+          throw errors.badRequest('target: must be a string');
         out.target = body.target;
       } else if (!prev) throw errors.badRequest('target: required');
       if (body.host !== undefined) {
@@ -54,7 +55,8 @@ export function fakeMonitorKind(name = 'fake-monitor'): FakeKind {
         out.host = body.host;
       }
       if (body.secret !== undefined && body.secret !== SECRET_MASK) {
-        if (body.secret !== null && typeof body.secret !== 'string') throw errors.badRequest('secret: must be a string');
+        if (body.secret !== null && typeof body.secret !== 'string')
+          throw errors.badRequest('secret: must be a string');
         out.secret = body.secret as string | null;
       }
       return out;

@@ -105,7 +105,12 @@ export function setStatus(s: MonitorState, status: MonitorStatus, at: number): v
 
 /** The next reminder (§2.4): down, alerted, `resendEverySec` after the last down/reminder message. */
 function reminderAt(row: Pick<MonitorRow, 'resend_every_sec'>, s: MonitorState): number | null {
-  if (s.status !== 'down' || s.last_alerted !== 'down' || row.resend_every_sec === 0 || s.last_alert_at === null)
+  if (
+    s.status !== 'down' ||
+    s.last_alerted !== 'down' ||
+    row.resend_every_sec === 0 ||
+    s.last_alert_at === null
+  )
     return null;
   return s.last_alert_at + row.resend_every_sec * 1000;
 }
@@ -129,7 +134,8 @@ export function commitState(
 ): void {
   withDue(row, s);
   writeState(ctx.db, row.id, s);
-  if (s.due_at !== null) effects.dueAt = effects.dueAt === null ? s.due_at : Math.min(effects.dueAt, s.due_at);
+  if (s.due_at !== null)
+    effects.dueAt = effects.dueAt === null ? s.due_at : Math.min(effects.dueAt, s.due_at);
   if (s.status === row.status) return;
   recordStatus(ctx, row.kind, row.id, s.status, s.status_since);
   effects.channels.add(row.channel_id);
@@ -153,7 +159,12 @@ function send(
   event: string,
   m: { title: string; message: string; priority: number },
 ): number | null {
-  return sendSourceMessage(ctx, { kind: row.kind, id: row.id, name: row.name, channelId: row.channel_id }, event, m);
+  return sendSourceMessage(
+    ctx,
+    { kind: row.kind, id: row.id, name: row.name, channelId: row.channel_id },
+    event,
+    m,
+  );
 }
 
 // ---------------------------------------------------------------- applying a check (§2.4, §2.5)
@@ -213,7 +224,8 @@ export function applyCheck(ctx: AppContext, row: MonitorRow, r: CheckResult, eff
       }
     }
   }
-  if (o.event) send(ctx, row, o.event.event, { title: o.event.title, message: o.event.message, priority: row.priority });
+  if (o.event)
+    send(ctx, row, o.event.event, { title: o.event.title, message: o.event.message, priority: row.priority });
   commitState(ctx, row, s, effects, messageId);
   recordCheck(ctx, row.kind, row.id, {
     at: r.startedAt,

@@ -26,7 +26,12 @@ function summary(row: MonitorRow): SourceSummary {
 /** Registers a kind with the history module and the event-sources registry (a kind of any origin). */
 function registerKindSources(ctx: AppContext, kind: string): void {
   if (sourceKind(ctx, kind)) return;
-  registerHistoryKind(ctx, { kind, upStatuses: ['up'], downStatuses: ['down'], maintenanceStatuses: ['maintenance'] });
+  registerHistoryKind(ctx, {
+    kind,
+    upStatuses: ['up'],
+    downStatuses: ['down'],
+    maintenanceStatuses: ['maintenance'],
+  });
   registerSourceKind(ctx, {
     kind,
     listForChannels: (c, ids) => listMonitorsOfChannels(c.db, kind, ids).map(summary),

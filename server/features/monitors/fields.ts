@@ -28,7 +28,8 @@ export type CommonInput = z.output<typeof updateBody>;
 /** The body as an object (kinds read their own fields from it), or 400. */
 function bodyObject(req: { body?: unknown }): Record<string, unknown> {
   const b = req.body ?? {};
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw errors.badRequest('body: must be an object');
+  if (typeof b !== 'object' || b === null || Array.isArray(b))
+    throw errors.badRequest('body: must be an object');
   return b as Record<string, unknown>;
 }
 

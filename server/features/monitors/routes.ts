@@ -15,7 +15,7 @@ import {
   removeMonitor,
   resumeMonitor,
   testMonitor,
-       updateMonitor,
+  updateMonitor,
 } from './service';
 
 const listQuery = z.object({ appid: z.coerce.number().int().positive().optional() });
@@ -51,7 +51,9 @@ function kindRoutes(t: RouteTable, ctx: AppContext, kind: AnyMonitorKind): void 
     return {};
   });
   t.post(`${base}/:id/pause`, WRITE, (req) => show(pauseMonitor(ctx, principalOf(req), kind, idParam(req))));
-  t.post(`${base}/:id/resume`, WRITE, (req) => show(resumeMonitor(ctx, principalOf(req), kind, idParam(req))));
+  t.post(`${base}/:id/resume`, WRITE, (req) =>
+    show(resumeMonitor(ctx, principalOf(req), kind, idParam(req))),
+  );
   t.post(`${base}/:id/check-now`, WRITE, (req) => checkMonitorNow(ctx, principalOf(req), kind, idParam(req)));
 }
 

@@ -2,7 +2,13 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { MONITORS_PER_USER } from '../../lib/limits';
-import { channelInScope, inScope, isRestricted, receivedChannel, type VisibleChannel } from '../channels/access';
+import {
+  channelInScope,
+  inScope,
+  isRestricted,
+  receivedChannel,
+  type VisibleChannel,
+} from '../channels/access';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordStatus } from '../history/service';
 import { statusChanged } from '../sources/messages';
@@ -54,7 +60,12 @@ function ownMonitor(ctx: AppContext, p: Principal, kind: AnyMonitorKind, id: num
   return row;
 }
 
-export function listMonitors(ctx: AppContext, p: Principal, kind: AnyMonitorKind, appid?: number): MonitorRow[] {
+export function listMonitors(
+  ctx: AppContext,
+  p: Principal,
+  kind: AnyMonitorKind,
+  appid?: number,
+): MonitorRow[] {
   let rows = listMonitorsOfUser(ctx.db, p.userId, kind.kind);
   if (appid !== undefined) rows = rows.filter((r) => r.channel_id === appid);
   if (isRestricted(p)) {

@@ -63,7 +63,10 @@ export function findMonitor(db: Db, id: number): MonitorRow | undefined {
 }
 
 export function listMonitorsOfUser(db: Db, userId: number, kind: string): MonitorRow[] {
-  return db.all<MonitorRow>('SELECT * FROM monitors WHERE user_id = ? AND kind = ? ORDER BY id', [userId, kind]);
+  return db.all<MonitorRow>('SELECT * FROM monitors WHERE user_id = ? AND kind = ? ORDER BY id', [
+    userId,
+    kind,
+  ]);
 }
 
 export function listMonitorsOfChannels(db: Db, kind: string, channelIds: readonly number[]): MonitorRow[] {
@@ -80,7 +83,8 @@ export function countMonitorsOfUser(db: Db, userId: number): number {
 }
 
 export function nextDueAt(db: Db): number | null {
-  return db.first<{ at: number | null }>('SELECT MIN(due_at) AS at FROM monitors WHERE due_at IS NOT NULL')!.at;
+  return db.first<{ at: number | null }>('SELECT MIN(due_at) AS at FROM monitors WHERE due_at IS NOT NULL')!
+    .at;
 }
 
 export function dueMonitors(db: Db, now: number, limit: number): MonitorRow[] {

@@ -109,5 +109,10 @@ export function onlineSeen(ctx: AppContext): void {
   const users = [...s.told];
   s.told.clear();
   for (const userId of users)
-    postSystemMessage(ctx, userId, ONLINE_TITLE, 'The network connection is back; monitors are checked again.');
+    postSystemMessage(
+      ctx,
+      userId,
+      ONLINE_TITLE,
+      'The network connection is back; monitors are checked again.',
+    );
 }
