@@ -306,6 +306,8 @@ describe('monitor management', () => {
     });
     expect(res.status).toBe(403);
     expect(res.body.errorDescription).toBe('limit reached: at most 1000 monitors per user');
+    const me = await t.request('GET', '/current/user', { token: d });
+    expect(me.body.monitorCounter).toBe(MONITORS_PER_USER);
   });
 
   it('management auth: channel keys 403, read API token cannot write, scoped token sees only its channels', async () => {
@@ -335,6 +337,38 @@ describe('monitor management', () => {
     expect(
       (await t.request('POST', '/fake-monitor/test', { token: key, json: { target: 'x' } })).status,
     ).toBe(403);
+  });
+  it('a share recipient who loses send has their monitor paused; resume is 400 until appid moves; channel delete takes monitors and history', async () => {
+    const owner = makeUser(t);
+    const ownerDev = (await deviceToken(t, owner)).token;
+    const friend = makeUser(t);
+    const friendDev = (await deviceToken(t, friend)).token;
+    const c = await makeChannel(t, ownerDev);
+    const share = await t.request('POST', `/application/${c.id}/share`, {
+      token: ownerDev,
+      json: { email: friend.email, permission: 'send' },
+    });
+    await t.request('POST', `/share/${share.body.id}/accept`, { token: friendDev });
+    const m = await create({ appid: c.id, target: target() }, friendDev);
+    await t.server.scheduler.tick();
+    await t.request('PUT', `/share/${share.body.id}`, { token: ownerDev, json: { permission: 'view' } });
+    expect((await mon(m.id, friendDev)).status).toBe('paused');
+    const resume = await t.request('POST', `/fake-monitor/${m.id}/resume`, { token: friendDev });
+    expect(resume.status).toBe(400);
+    expect(resume.body.errorDescription).toBe('appid: no such channel');
+    // The owner does not manage the recipient's monitor.
+    expect((await t.request('GET', `/fake-monitor/${m.id}`, { token: ownerDev })).status).toBe(404);
+    const own = await create({ appid: c.id, target: target() }, ownerDev);
+    await t.server.scheduler.tick();
+    const historyRows = () =>
+      t.server.ctx.db.first<{ n: number }>(
+        'SELECT (SELECT COUNT(*) FROM history_intervals WHERE source_id = ?) + (SELECT COUNT(*) FROM history_checks WHERE source_id = ?) AS n',
+        [own.id, own.id],
+      )!.n;
+    expect(historyRows()).toBeGreaterThan(0);
+    expect((await t.request('DELETE', `/application/${c.id}`, { token: ownerDev })).status).toBe(200);
+    expect((await t.request('GET', `/fake-monitor/${own.id}`, { token: ownerDev })).status).toBe(404);
+    expect(historyRows()).toBe(0);
   });
 });
 

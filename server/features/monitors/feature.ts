@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { registerUserCounter } from '../current-user/service';
 import { registerHistoryKind } from '../history/service';
 import type { Feature } from '../index';
 import { registerSourceKind, type SourceSummary, sourceKind } from '../sources/registry';
@@ -7,7 +8,7 @@ import { monitorKinds, registerMonitorKind } from './kind';
 import { BUILT_IN_KINDS } from './kinds/index';
 import { monitorRoutes } from './routes';
 import { pauseLostRecipients } from './service';
-import { findMonitor, listMonitorsOfChannels, type MonitorRow } from './store';
+import { countMonitorsOfUser, findMonitor, listMonitorsOfChannels, type MonitorRow } from './store';
 
 function summary(row: MonitorRow): SourceSummary {
   return {
@@ -50,6 +51,7 @@ function init(ctx: AppContext): void {
     runDue: runDueMonitors,
     idle: monitorsIdle,
   });
+  registerUserCounter(ctx, 'monitorCounter', (userId) => countMonitorsOfUser(ctx.db, userId));
   ctx.bus.on('clock:gap', ({ from, to }) => onClockGap(ctx, from, to));
   ctx.bus.on('share:changed', ({ appid }) => pauseLostRecipients(ctx, appid));
 }
