@@ -109,16 +109,19 @@ describe('connectivity witness', () => {
     const c = await makeChannel(t, dev);
     fake.set('dead', { ok: false, error: 'HTTP 503' });
     online = false;
+    // The last verdict (online) is cached for WITNESS_CACHE_MS: let it expire first.
+    await advance(WITNESS_CACHE_MS);
     const id = (
       await t.request('POST', '/fake-monitor', {
         token: dev,
         json: { appid: c.id, name: 'dead', target: 'dead', host: 'monitored.test' },
       })
     ).body.id;
-    await advance(WITNESS_CACHE_MS);
+    await t.server.scheduler.tick();
     expect((await statuses([id]))[0]).toBe('unknown');
     const notices = systemTitles().length;
     online = true;
+    await advance(WITNESS_CACHE_MS);
     await advance(60 * SEC);
     expect((await statuses([id]))[0]).toBe('down');
     expect(titlesOf(c.id)).toEqual(['dead is down']);
