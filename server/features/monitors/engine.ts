@@ -454,11 +454,13 @@ export function monitorsIdle(ctx: AppContext): Promise<void> {
   return new Promise((resolve) => e.idleWaiters.push(resolve));
 }
 
-/** Server stop: checks in flight are aborted and nothing is applied afterwards. */
+/**
+ * Server stop: checks in flight are aborted and nothing is applied afterwards. Queued checks drain at
+ * once (a stopped engine's check returns without running), so every running entry settles.
+ */
 export async function stopMonitors(ctx: AppContext): Promise<void> {
   const e = engine(ctx);
   e.stopped = true;
-  e.queue.length = 0;
   for (const c of e.controllers) c.abort(new Error('server stopping'));
   await Promise.allSettled([...e.running.values()]);
 }
