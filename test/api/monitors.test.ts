@@ -458,9 +458,13 @@ describe('states and messages', () => {
     const c = await makeChannel(t, dev);
     const tg = target(false, 'refused');
     const socket = await openWs(t, '/ws?events=1', dev);
+    const signals: number[] = [];
+    const off = t.server.ctx.bus.on('channel:status_changed', (e) => signals.push(e.appid));
     try {
       const m = await create({ appid: c.id, name: 'Live', target: tg });
       await t.server.scheduler.tick();
+      // Created, then pending → down: one SSE signal each (coalesced per stream by the SSE hub).
+      expect(signals.filter((a) => a === c.id)).toHaveLength(2);
       await until(() => socket.frames.some((f: any) => f.kind === 'monitor:status_changed'));
       const frame = socket.frames.find((f: any) => f.kind === 'monitor:status_changed') as any;
       expect(frame).toEqual({
@@ -492,6 +496,7 @@ describe('states and messages', () => {
         expect.objectContaining({ kind: 'fake-monitor', id: m.id, status: 'down', paused: false }),
       );
     } finally {
+      off();
       socket.ws.close();
     }
   });
