@@ -536,6 +536,35 @@ describe('scheduling', () => {
     expect((await mon(slow.id)).status).toBe('up');
   });
 
+  it("a reminder falls due on time while the monitor's check is still running", async () => {
+    const c = await makeChannel(t, dev);
+    const tg = target(false, 'refused');
+    await create({
+      appid: c.id,
+      name: 'Busy',
+      target: tg,
+      intervalSec: 60,
+      resendEverySec: 90,
+      timeoutSec: 120,
+    });
+    await t.server.scheduler.tick();
+    expect(titles(c.id)).toEqual(['Busy is down']);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.set(tg, { ok: false, error: 'refused', gate });
+    t.clock.advance(60 * SEC);
+    const first = t.server.scheduler.tick();
+    await expect.poll(() => fake.started.get(tg)).toBe(2);
+    t.clock.advance(30 * SEC);
+    const second = t.server.scheduler.tick();
+    await expect.poll(() => titles(c.id)).toEqual(['Busy is down', 'Busy is still down']);
+    release();
+    await first;
+    await second;
+  });
+
   it('a check that outlives timeoutSec fails with `timeout after {n} s`', async () => {
     const c = await makeChannel(t, dev);
     fake.set('hang', { ok: true, gate: new Promise(() => {}) });

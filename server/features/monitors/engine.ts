@@ -12,7 +12,6 @@ import {
   type MonitorState,
   type MonitorStatus,
   nextDueAt,
-  setDue,
   writeState,
 } from './store';
 import { isOnline, offlineSeen, onlineSeen } from './witness';
@@ -426,13 +425,16 @@ export async function runDueMonitors(ctx: AppContext, now: number): Promise<void
     const start: number[] = [];
     ctx.db.transaction(() => {
       for (const row of rows) {
-        if (e.running.has(row.id)) {
-          setDue(ctx.db, row.id, row.next_check_at, null);
-          continue;
-        }
         const s = stateOf(row);
         const r = reminderAt(row, s);
         if (r !== null && r <= now) applyReminder(ctx, row, s, now);
+        if (e.running.has(row.id)) {
+          // The check waits for the one in flight (its result re-arms it); only a reminder stays due.
+          s.due_at = reminderAt(row, s);
+          writeState(ctx.db, row.id, s);
+          if (s.due_at !== null) effects.dueAt = Math.min(effects.dueAt ?? s.due_at, s.due_at);
+          continue;
+        }
         if (s.status !== 'paused' && s.next_check_at !== null && s.next_check_at <= now) {
           s.next_check_at = now + row.interval_sec * 1000;
           start.push(row.id);

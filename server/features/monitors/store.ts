@@ -176,11 +176,6 @@ export function writeState(db: Db, id: number, s: MonitorState): void {
   );
 }
 
-/** Claims a due row for a check or a reminder: only its due times change. */
-export function setDue(db: Db, id: number, nextCheckAt: number | null, dueAt: number | null): void {
-  db.run('UPDATE monitors SET next_check_at = ?, due_at = ? WHERE id = ?', [nextCheckAt, dueAt, id]);
-}
-
 export function deleteMonitor(db: Db, id: number): void {
   db.run('DELETE FROM monitors WHERE id = ?', [id]);
 }
