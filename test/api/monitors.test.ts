@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MONITOR_CHECK_POOL } from '../../server/features/monitors/engine';
 import { MONITORS_PER_USER } from '../../server/lib/limits';
 import { apiToken, deviceToken, insertChannelKeyRow, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
@@ -563,6 +564,43 @@ describe('scheduling', () => {
     release();
     await first;
     await second;
+  });
+
+  it(`checks run concurrently but at most ${MONITOR_CHECK_POOL} at once; the rest start as slots free`, async () => {
+    const u = makeUser(t);
+    const c = await makeChannel(t, (await deviceToken(t, u)).token);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.set('pool', { ok: true, gate });
+    const ctx = t.server.ctx;
+    const { sealSettings } = await import('../../server/features/monitors/fields');
+    const sealed = sealSettings(ctx, { target: 'pool', host: 'localhost', secret: null });
+    const now = ctx.clock.now();
+    const n = MONITOR_CHECK_POOL + 44;
+    ctx.db.transaction(() => {
+      for (let i = 0; i < n; i++)
+        ctx.db.run(
+          `INSERT INTO monitors (user_id, channel_id, kind, name, settings, interval_sec, timeout_sec, status,
+             status_since, next_check_at, due_at, created_at)
+           VALUES (?, ?, 'fake-monitor', ?, ?, 60, 120, 'pending', ?, ?, ?, ?)`,
+          [u.id, c.id, `p${i}`, sealed, now, now, now, now],
+        );
+    });
+    const ticking = t.server.scheduler.tick();
+    await expect.poll(() => fake.started.get('pool')).toBe(MONITOR_CHECK_POOL);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fake.started.get('pool')).toBe(MONITOR_CHECK_POOL);
+    release();
+    await ticking;
+    expect(fake.started.get('pool')).toBe(n);
+    expect(fake.maxInFlight.get('pool')).toBe(MONITOR_CHECK_POOL);
+    const up = ctx.db.first<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM monitors WHERE channel_id = ? AND status = 'up'",
+      [c.id],
+    )!.n;
+    expect(up).toBe(n);
   });
 
   it('a check that outlives timeoutSec fails with `timeout after {n} s`', async () => {
