@@ -5,16 +5,11 @@ import type { BusMessage } from '../../lib/bus';
 import { rfc3339 } from '../../lib/clock';
 import { HEARTBEAT_PINGS_PER_MINUTE, HEARTBEATS_PER_USER, RATE_WINDOW_MS } from '../../lib/limits';
 import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
-import {
-  channelInScope,
-  inScope,
-  isRestricted,
-  receivedChannel,
-  type VisibleChannel,
-} from '../channels/access';
+import { channelInScope, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordCheck, recordGap, recordStatus } from '../history/service';
 import { type SendInput, sendMessages } from '../messages/service';
+import { maySend, sourcesInView, writableChannel } from '../sources/access';
 import {
   formatDuration,
   RECOVERY_PRIORITY,
@@ -60,19 +55,6 @@ export type HeartbeatEvent = 'down' | 'fail' | 'recovery' | 'test-alert' | 'test
 
 // ---------------------------------------------------------------- access
 
-/** Own, or shared with `send` (§0.3). */
-function maySend(v: VisibleChannel): boolean {
-  return v.owned || v.share?.permission === 'send';
-}
-
-/** A channel the caller may attach a source to: own, or shared with `send` and accepted (§0.3). */
-function writableChannel(ctx: AppContext, p: Principal, appid: number) {
-  const v = receivedChannel(ctx, p.userId, appid);
-  if (!v || !inScope(p, v.row) || !maySend(v)) throw errors.badRequest('appid: no such channel');
-  if (v.row.internal === 1) throw errors.systemChannel();
-  return v.row;
-}
-
 /** The caller's own heartbeat, inside an API token's scope; anything else is 404 (§0.2). */
 function ownHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
   const row = findHeartbeat(ctx.db, id);
@@ -82,20 +64,7 @@ function ownHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
 }
 
 export function listHeartbeats(ctx: AppContext, p: Principal, appid?: number): HeartbeatRow[] {
-  let rows = listHeartbeatsOfUser(ctx.db, p.userId);
-  if (appid !== undefined) rows = rows.filter((r) => r.channel_id === appid);
-  if (isRestricted(p)) {
-    const visible = new Map<number, boolean>();
-    rows = rows.filter((r) => {
-      let ok = visible.get(r.channel_id);
-      if (ok === undefined) {
-        ok = channelInScope(ctx, p, r.channel_id);
-        visible.set(r.channel_id, ok);
-      }
-      return ok;
-    });
-  }
-  return rows;
+  return sourcesInView(ctx, p, listHeartbeatsOfUser(ctx.db, p.userId), appid);
 }
 
 export function getHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {

@@ -2,15 +2,10 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { MONITORS_PER_USER } from '../../lib/limits';
-import {
-  channelInScope,
-  inScope,
-  isRestricted,
-  receivedChannel,
-  type VisibleChannel,
-} from '../channels/access';
+import { channelInScope, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordStatus } from '../history/service';
+import { maySend, sourcesInView, writableChannel } from '../sources/access';
 import { statusChanged } from '../sources/messages';
 import { checkNow, commitState, finish, newEffects, runKindCheck, setStatus, stateOf } from './engine';
 import {
@@ -36,19 +31,6 @@ import {
 
 // ---------------------------------------------------------------- access (§0.2, §0.3)
 
-/** Own, or shared with `send`. */
-function maySend(v: VisibleChannel): boolean {
-  return v.owned || v.share?.permission === 'send';
-}
-
-/** A channel the caller may attach a monitor to: own, or shared with `send` and accepted (§0.3). */
-function writableChannel(ctx: AppContext, p: Principal, appid: number) {
-  const v = receivedChannel(ctx, p.userId, appid);
-  if (!v || !inScope(p, v.row) || !maySend(v)) throw errors.badRequest('appid: no such channel');
-  if (v.row.internal === 1) throw errors.systemChannel();
-  return v.row;
-}
-
 /**
  * The caller's own monitor of this kind, inside an API token's scope; anything else (someone else's, an
  * id of another kind) is 404 `monitor not found` (§0.1, §0.2).
@@ -66,20 +48,7 @@ export function listMonitors(
   kind: AnyMonitorKind,
   appid?: number,
 ): MonitorRow[] {
-  let rows = listMonitorsOfUser(ctx.db, p.userId, kind.kind);
-  if (appid !== undefined) rows = rows.filter((r) => r.channel_id === appid);
-  if (isRestricted(p)) {
-    const visible = new Map<number, boolean>();
-    rows = rows.filter((r) => {
-      let ok = visible.get(r.channel_id);
-      if (ok === undefined) {
-        ok = channelInScope(ctx, p, r.channel_id);
-        visible.set(r.channel_id, ok);
-      }
-      return ok;
-    });
-  }
-  return rows;
+  return sourcesInView(ctx, p, listMonitorsOfUser(ctx.db, p.userId, kind.kind), appid);
 }
 
 export function getMonitor(ctx: AppContext, p: Principal, kind: AnyMonitorKind, id: number): MonitorRow {
