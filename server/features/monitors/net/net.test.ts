@@ -2,21 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closedPort,
   type FakeTarget,
+  monitorTestCtx,
   startSilentTcp,
   startTarget,
 } from '../../../../test/helpers/fake-targets';
-import type { AppContext } from '../../../context';
 import { monitorNet } from '../kind';
 import { type HttpRequestSpec, httpRequest } from './http';
 import { isPrivateAddress, lookupFor, resolveHost } from './resolve';
 import { tcpProbe } from './tcp';
 
-/** The network layer reads only the per-server monitorNet(ctx) hooks of its context. */
-function fakeCtx(): AppContext {
-  const ctx = {} as AppContext;
-  monitorNet(ctx).hosts = new Map([['monitored.test', '127.0.0.1']]);
-  return ctx;
-}
+const fakeCtx = monitorTestCtx;
 
 const CERT_NOT_AFTER = Date.parse('Nov  1 10:43:26 2126 GMT');
 
