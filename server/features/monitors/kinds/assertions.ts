@@ -109,7 +109,9 @@ export function parseAssertions(
   prev: Assertions | undefined,
   prefix: string,
 ): Assertions {
-  const text = str({ max: 10_000, min: 1 });
+  // An empty text asserts nothing: "" is taken as null (a form's empty input).
+  const read = str({ max: 10_000 });
+  const text = (v: unknown, p: string): string | null => (read(v, p) === '' ? null : read(v, p));
   return {
     maxResponseMs: field(body, 'maxResponseMs', `${prefix}maxResponseMs`, int(1, 120_000), {
       prev: prev?.maxResponseMs,

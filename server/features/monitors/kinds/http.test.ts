@@ -98,6 +98,7 @@ describe('http-monitor parse', () => {
     );
     const next = httpMonitor.parse({ bodyContains: null, headers: { C: '3' } }, prev, ctx);
     expect(next).toEqual({ ...prev, bodyContains: null, headers: { C: '3' } });
+    expect(httpMonitor.parse({ bodyNotContains: '' }, prev, ctx).bodyNotContains).toBeNull();
   });
 
   it('masks secrets on present and keeps them when "********" comes back (§0.3)', () => {

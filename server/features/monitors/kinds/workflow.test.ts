@@ -227,9 +227,19 @@ describe('workflow-monitor check', () => {
   it('fails with `extract {var}: no match`', async () => {
     const out = await run({
       variables: { base: site.url },
-      steps: [{ url: '{{base}}/x', extract: [{ var: 'missing', from: 'json', path: '$.nope' }] }],
+      steps: [
+        {
+          url: '{{base}}/x',
+          extract: [
+            { var: 'authToken', from: 'json', path: '$.path' },
+            { var: 'missing', from: 'json', path: '$.nope' },
+          ],
+        },
+      ],
     });
     expect(out.error).toBe('step 1 "step 1": extract missing: no match');
+    // What was extracted before the failure is shown, secrets masked.
+    expect((out.details.steps as { extracted: unknown }[])[0]?.extracted).toEqual({ authToken: '********' });
     const regex = await run({
       variables: { base: site.url },
       steps: [{ url: '{{base}}/x', extract: [{ var: 'n', from: 'regex', pattern: '/ZZZ(\\d)/i' }] }],

@@ -4,11 +4,11 @@ import { TOK } from '../../../http/auth';
 import { errors } from '../../../http/errors';
 import { parseBody } from '../../../http/validate';
 import { followPath, MISSING, parseJsonPath } from '../../../lib/json-path';
-import type { CheckIo, CheckOutcome, MonitorKind } from '../kind';
+import { type CheckIo, type CheckOutcome, type MonitorKind, SECRET_MASK } from '../kind';
 import { type Assertions, checkResponse, firstFailure, parseAssertions } from './assertions';
 import { firstUrl, parseCurl } from './curl';
 import { parseRequestFields, presentRequestFields, type RequestFields, sendRequest, urlHost } from './http';
-import { arr, bad, field, maskByName, obj, oneOf, str, stringMap } from './validate';
+import { arr, bad, field, maskByName, obj, oneOf, SECRET_NAME, str, stringMap } from './validate';
 
 export interface Extract {
   var: string;
@@ -231,9 +231,8 @@ async function runWorkflow(s: WorkflowSettings, io: CheckIo): Promise<CheckOutco
         return fail(n, step.name, detail.error, total);
       }
       vars.set(ex.var, value);
-      detail.extracted[ex.var] = value;
+      detail.extracted[ex.var] = SECRET_NAME.test(ex.var) ? SECRET_MASK : value;
     }
-    detail.extracted = maskByName(detail.extracted);
   }
   return { ok: true, responseTimeMs: total, details: { steps } };
 }
