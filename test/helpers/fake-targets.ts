@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from '../../server/context';
 import { type CheckIo, monitorNet } from '../../server/features/monitors/kind';
+import { ApiError } from '../../server/http/errors';
 import { ManualClock } from '../../server/lib/clock';
 
 const tlsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'tls');
@@ -108,4 +109,15 @@ export function testIo(ctx: AppContext, over: Partial<CheckIo> = {}): CheckIo {
     test: true,
     ...over,
   };
+}
+
+/** The description of the 400 `fn` throws (a kind's parse), failing the test when it throws nothing else. */
+export function badRequestOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 400) return e.description;
+    throw e;
+  }
+  throw new Error('expected a 400, but the input was accepted');
 }

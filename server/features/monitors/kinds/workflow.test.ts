@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeTarget, monitorTestCtx, startTarget, testIo } from '../../../../test/helpers/fake-targets';
-import { ApiError } from '../../../http/errors';
+import {
+  badRequestOf,
+  type FakeTarget,
+  monitorTestCtx,
+  startTarget,
+  testIo,
+} from '../../../../test/helpers/fake-targets';
 import { buildStep, substitute, type WorkflowSettings, workflowMonitor } from './workflow';
 
 const ctx = monitorTestCtx();
 
-function parseError(body: Record<string, unknown>, prev?: WorkflowSettings): string {
-  try {
-    workflowMonitor.parse(body, prev, ctx);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 400) return e.description;
-    throw e;
-  }
-  throw new Error('parse accepted the body');
-}
+const parseError = (body: Record<string, unknown>, prev?: WorkflowSettings) =>
+  badRequestOf(() => workflowMonitor.parse(body, prev, ctx));
 
 describe('workflow-monitor parse', () => {
   it('fills step defaults, names steps "step {n}"', () => {

@@ -105,7 +105,7 @@ export async function httpRequest(ctx: AppContext, spec: HttpRequestSpec): Promi
     try {
       next = new URL(location, url);
     } catch {
-      return fail(`bad redirect: ${location}`);
+      return fail(`ERR_INVALID_URL: bad redirect location ${location}`);
     }
     // 303, and 301/302 after a POST, continue as GET without a body (as browsers and curl -L do).
     if (
