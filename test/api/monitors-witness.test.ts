@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorNet } from '../../server/features/monitors/kind';
 import { OFFLINE_TITLE, ONLINE_TITLE, WITNESS_CACHE_MS } from '../../server/features/monitors/witness';
 import { deviceToken, makeChannel } from '../helpers/factories';
+import { startFakeHttp } from '../helpers/fake-http';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -126,5 +127,34 @@ describe('connectivity witness', () => {
     expect((await statuses([id]))[0]).toBe('down');
     expect(titlesOf(c.id)).toEqual(['dead is down']);
     expect(systemTitles().slice(notices)).toEqual([ONLINE_TITLE]);
+  });
+});
+
+describe('connectivity witness with a real kind', () => {
+  it('an http-monitor of a non-loopback name is unknown while offline and down once online', async () => {
+    const site = await startFakeHttp();
+    try {
+      site.on('GET', '/', { status: 500, body: 'broken' });
+      monitorNet(t.server.ctx).hosts = new Map([['monitored.test', '127.0.0.1']]);
+      const c = await makeChannel(t, dev);
+      online = false;
+      await advance(WITNESS_CACHE_MS);
+      const port = new URL(site.url).port;
+      const res = await t.request('POST', '/http-monitor', {
+        token: dev,
+        json: { appid: c.id, name: 'site', url: `http://monitored.test:${port}/` },
+      });
+      expect(res.status).toBe(200);
+      await t.server.scheduler.tick();
+      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe('unknown');
+      expect(titlesOf(c.id)).toEqual([]);
+      online = true;
+      await advance(WITNESS_CACHE_MS);
+      await advance(60 * SEC);
+      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe('down');
+      expect(titlesOf(c.id)).toEqual(['site is down']);
+    } finally {
+      await site.close();
+    }
   });
 });

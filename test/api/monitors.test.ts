@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MONITOR_CHECK_POOL } from '../../server/features/monitors/engine';
 import { MONITORS_PER_USER } from '../../server/lib/limits';
 import { apiToken, deviceToken, insertChannelKeyRow, makeChannel, makeUser } from '../helpers/factories';
+import { type FakeHttp, startFakeHttp } from '../helpers/fake-http';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { request, startTestServer, type TestServer } from '../helpers/test-server';
 import { openWs, until } from './realtime-helpers';
@@ -703,5 +704,61 @@ describe('history', () => {
       },
     );
     expect(rest.body.checks.map((x: any) => x.responseTimeMs)).toEqual([300, 100, 100]);
+  });
+});
+
+describe('real kinds against loopback targets', () => {
+  let target: FakeHttp;
+  let flips = 0;
+  beforeAll(async () => {
+    target = await startFakeHttp();
+    target.on('GET', '/up', { status: 200, body: 'ok' });
+    target.on('GET', '/down', { status: 503, body: 'maintenance' });
+    target.on('GET', '/slow', { status: 200, body: 'late', delayMs: 1_500 });
+    target.on('GET', '/flip', () => (++flips % 2 === 1 ? { status: 200, body: 'ok' } : { status: 500, body: 'x' }));
+  });
+  afterAll(async () => {
+    await target.close();
+  });
+
+  async function real(kind: string, body: Record<string, unknown>) {
+    const c = await makeChannel(t, dev);
+    const res = await t.request('POST', `/${kind}`, { token: dev, json: { appid: c.id, ...body } });
+    if (res.status !== 200) throw new Error(`create ${kind}: ${res.status} ${res.text}`);
+    return { c, m: res.body as Record<string, any> & { id: number } };
+  }
+  const get = async (kind: string, id: number) => (await t.request('GET', `/${kind}/${id}`, { token: dev })).body;
+
+  it('monitor: up, down (with the down message) and a slow target past timeoutSec that does not delay the others', async () => {
+    const up = await real('monitor', { name: 'Up', url: `${target.url}/up` });
+    const down = await real('monitor', { name: 'Down', url: `${target.url}/down` });
+    const slow = await real('monitor', { name: 'Slow', url: `${target.url}/slow`, timeoutSec: 1 });
+    await t.server.scheduler.tick();
+    expect(await get('monitor', up.m.id)).toMatchObject({ status: 'up', lastError: null });
+    expect(await get('monitor', down.m.id)).toMatchObject({ status: 'down', consecutiveFailures: 1 });
+    expect(await get('monitor', slow.m.id)).toMatchObject({ status: 'down', lastError: 'timeout after 1 s' });
+    expect(titles(down.c.id)).toEqual(['Down is down']);
+    expect(messagesOf(down.c.id)[0]!.message).toMatch(new RegExp(`^${target.url}/down: `));
+    expect(titles(slow.c.id)).toEqual(['Slow is down']);
+  });
+
+  it('monitor: a flipping target alternates up and down with one message per transition', async () => {
+    flips = 0;
+    const { c, m } = await real('monitor', { name: 'Flip', url: `${target.url}/flip` });
+    await t.server.scheduler.tick();
+    for (let i = 0; i < 3; i++) await advance(60 * SEC);
+    expect((await get('monitor', m.id)).status).toBe('down');
+    expect(titles(c.id)).toEqual(['Flip is down', 'Flip is up again', 'Flip is down']);
+    const log = await t.request('GET', `/monitor-history/monitor/${m.id}/log`, { token: dev });
+    expect(log.body.checks.map((x: any) => x.status)).toEqual(['down', 'up', 'down', 'up']);
+  });
+
+  it('POST /http-monitor/test and /port-monitor/test answer the test answer and save nothing', async () => {
+    const http = await t.request('POST', '/http-monitor/test', { token: dev, json: { url: `${target.url}/down` } });
+    expect(http.body).toMatchObject({ ok: false, status: 'down', error: expect.any(String), details: { statusCode: 503 } });
+    const port = Number(new URL(target.url).port);
+    const open = await t.request('POST', '/port-monitor/test', { token: dev, json: { host: '127.0.0.1', port } });
+    expect(open.body).toMatchObject({ ok: true, status: 'up', details: { address: '127.0.0.1' } });
+    expect(t.server.ctx.db.first<{ n: number }>("SELECT COUNT(*) AS n FROM monitors WHERE kind IN ('http-monitor', 'port-monitor')")!.n).toBe(0);
   });
 });
