@@ -12,6 +12,7 @@ import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
+import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -49,6 +50,7 @@ export const FEATURES: readonly Feature[] = [
   accountsFeature,
   historyFeature,
   heartbeatsFeature,
+  monitorsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
 ];
