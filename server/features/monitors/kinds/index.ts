@@ -1,7 +1,8 @@
 import type { AnyMonitorKind } from '../kind';
+import { contentMonitor } from './content';
 
 /**
  * The built-in monitor kinds, registered by the monitors feature at init. A kind is one module
  * (../kind.ts); adding one is an import and an entry here, nothing in the engine.
  */
-export const BUILT_IN_KINDS: AnyMonitorKind[] = [];
+export const BUILT_IN_KINDS: AnyMonitorKind[] = [contentMonitor];
