@@ -53,7 +53,7 @@ export function looksGenerated(value: string): boolean {
     value.length > 60 ||
     /\d{3,}/.test(value) ||
     /[:{}]/.test(value) ||
-    /^(ember|react-|radix-|headlessui-|mui-|yui_|ext-|gwt-|j_id|__|rc-|ng-|vue-|:)/i.test(value) ||
+    /^(ember|react-|radix-|headlessui-|mui-|yui_|ext-|gwt-|j_id|rc-|ng-|vue-|:)/i.test(value) ||
     /[0-9a-f]{8,}/i.test(value.replace(/[^0-9a-f]/gi, (c) => (c === '-' ? '' : ' '))) ||
     hasHashSegment(value)
   );

@@ -97,19 +97,19 @@ function assistedSignal(): AbortSignal {
 }
 
 const suggestBody = z.object({
-  url: z.unknown(),
+  url: z.unknown().optional(),
   text: z.string().trim().min(1, 'required').max(TEXT_MAX_CHARS),
-  render: z.unknown(),
+  render: z.unknown().optional(),
 });
 
 const testRuleBody = z.object({
-  url: z.unknown(),
+  url: z.unknown().optional(),
   html: z.string().max(TEST_HTML_MAX_CHARS).optional(),
-  selector: z.unknown(),
-  rule: z.unknown(),
-  value: z.unknown(),
+  selector: z.unknown().optional(),
+  rule: z.unknown().optional(),
+  value: z.unknown().optional(),
   previous: z.string().max(TEST_HTML_MAX_CHARS).nullable().optional(),
-  render: z.unknown(),
+  render: z.unknown().optional(),
 });
 
 const WRITE = { ...TOK, access: 'write' } as const;
