@@ -37,9 +37,9 @@ export function compilePattern(value: string, field = 'value'): RegExp {
   }
 }
 
-/** Validates `value` for `rule`: null for `changed`, a number for the number rules, else text. */
+/** Validates `value` for `rule`: a number for the number rules, else text; `changed` takes none (null). */
 export function parseRuleValue(rule: ContentRule, value: unknown, field = 'value'): string | number | null {
-  if (rule === 'changed') return value === undefined || value === null ? null : ruleText(value, field);
+  if (rule === 'changed') return null;
   if (value === undefined || value === null || value === '')
     throw errors.badRequest(`${field}: required for rule ${rule}`);
   if (rule === 'numberAbove' || rule === 'numberBelow') {

@@ -29,7 +29,7 @@ const TARGETS_MAX = 20;
 /** Deepest structural path tried. */
 const PATH_MAX_STEPS = 12;
 
-const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'html']);
+const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 /** Attributes meant for test automation: stable by intent, whatever their value looks like. */
 const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy', 'data-automation-id'];
 /** Other attributes that name what an element is. */
@@ -118,7 +118,7 @@ function normalise(s: string): string {
 function findTargets($: CheerioAPI, needle: string): Element[] {
   const targets: Element[] = [];
   const visit = (el: Element): void => {
-    if (targets.length >= TARGETS_MAX || (SKIPPED_TAGS.has(el.name) && el.name !== 'html')) return;
+    if (targets.length >= TARGETS_MAX || SKIPPED_TAGS.has(el.name)) return;
     if (!normalise($(el).text()).includes(needle)) return;
     const before = targets.length;
     for (const child of el.children) if (isElement(child)) visit(child);

@@ -97,10 +97,8 @@ describe('content-monitor kind', () => {
       rule: 'numberAbove',
       value: 5,
     });
-    expect(kind.parse({ rule: 'changed', value: null }, prev, ctx)).toMatchObject({
-      rule: 'changed',
-      value: null,
-    });
+    // changed takes no value: a stored one does not linger
+    expect(kind.parse({ rule: 'changed' }, prev, ctx)).toMatchObject({ rule: 'changed', value: null });
   });
 
   it('changed: the first check stores a baseline, a different text sends a changed event and stays up', async () => {
