@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Feature } from '../../server/features/index';
 import { monitorKind } from '../../server/features/monitors/kind';
 import { contentMonitor } from '../../server/features/monitors/kinds/content';
 import { RouteTable } from '../../server/http/routes';
+import { SYSTEM_CHROMIUM } from '../../server/lib/chromium';
 import { apiToken, deviceToken, makeUser } from '../helpers/factories';
 import { closedPort, type FakeTarget, startTarget } from '../helpers/fake-targets';
 import { startTestServer, type TestServer } from '../helpers/test-server';
@@ -34,7 +36,12 @@ beforeAll(async () => {
   t = await startTestServer({ extraFeatures: [assistedRoutes] });
   dev = (await deviceToken(t)).token;
   site = await startTarget((req, res) => {
-    if (req.url === '/shop') {
+    if (req.url === '/scripted') {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(
+        '<div id="out">loading</div><script>document.getElementById("out").textContent = "ready: " + 6 * 7</script>',
+      );
+    } else if (req.url === '/shop') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(SHOP);
     } else {
@@ -208,6 +215,37 @@ describe('POST /content-monitor/test-rule', () => {
       error: 'text has not changed',
     });
   });
+
+  it.skipIf(!existsSync(SYSTEM_CHROMIUM))(
+    'test-rule with render browser reads the text a script wrote',
+    async () => {
+      const body = { url: `${site.url}/scripted`, selector: '#out', rule: 'numberAbove', value: 40 };
+      expect((await post('/content-monitor/test-rule', body)).body).toEqual({
+        ok: false,
+        text: 'loading',
+        matched: 1,
+        error: 'no number in "loading"',
+      });
+      expect((await post('/content-monitor/test-rule', { ...body, render: 'browser' })).body).toEqual({
+        ok: true,
+        text: 'ready: 42',
+        number: 42,
+        matched: 1,
+      });
+      const suggested = await post('/content-monitor/suggest-selector', {
+        url: body.url,
+        text: 'ready',
+        render: 'browser',
+      });
+      expect(suggested.body).toEqual({
+        candidates: [
+          { selector: '#out', text: 'ready: 42', count: 1 },
+          { selector: 'body > div', text: 'ready: 42', count: 1 },
+        ],
+      });
+    },
+    60_000,
+  );
 
   it('test-rule answers the fetch error in the body when the page cannot be fetched', async () => {
     const res = await post('/content-monitor/test-rule', {
