@@ -252,3 +252,35 @@ describe('DueTimer', () => {
     expect(badCalls).toBe(1); // the 1 s back-off holds it
   });
 });
+
+describe('DueTimer.settle (the test hook behind Scheduler.tick)', () => {
+  it('waits for the work a source started without awaiting, and runs what became due meanwhile', async () => {
+    const { ctx, due, clock } = setup();
+    const c = clock as ManualClock;
+    const applied: number[] = [];
+    let pending: Promise<void>[] = [];
+    const items = [c.now()];
+    due.register({
+      name: 'pool',
+      nextDueAt: () => (items.length ? Math.min(...items) : null),
+      runDue: (_ctx, now) => {
+        const at = items.shift()!;
+        // Started, not awaited (a monitor check): applied later; the first one leaves another item due.
+        pending.push(
+          new Promise<void>((resolve) => setTimeout(resolve, 5)).then(() => {
+            applied.push(at);
+            if (applied.length === 1) items.push(now);
+          }),
+        );
+      },
+      idle: async () => {
+        const p = pending;
+        pending = [];
+        await Promise.all(p);
+      },
+    });
+    due.start(ctx);
+    await due.settle();
+    expect(applied).toEqual([c.now(), c.now()]);
+  });
+});

@@ -11,6 +11,11 @@ export interface DueSource {
   nextDueAt(ctx: AppContext): number | null;
   /** Apply everything due at or before `now` (in bounded batches; may be called with nothing due). */
   runDue(ctx: AppContext, now: number): void | Promise<void>;
+  /**
+   * Resolves when the work runDue started and did not await has been applied (monitor checks run in a
+   * pool after runDue returns). Only the test hook Scheduler.tick() waits for it.
+   */
+  idle?(ctx: AppContext): Promise<void>;
 }
 
 /** The timer never sleeps longer than this, so a wall-clock jump (sleep, clock change) is noticed. */
@@ -92,6 +97,23 @@ export class DueTimer {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     this.arm();
+  }
+
+  /**
+   * Runs what is due and waits until the work it started is applied (every source's idle()), repeating
+   * while something became due meanwhile (bounded). The test hook behind Scheduler.tick(); production
+   * never calls it: the timer alone wakes due work.
+   */
+  async settle(): Promise<void> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      await this.runDueNow();
+      const ctx = this.ctx;
+      if (!ctx || this.stopped) return;
+      await Promise.all([...this.wakes]);
+      await Promise.all(this.states.map((s) => s.source.idle?.(ctx)));
+      const at = this.earliest();
+      if (at === null || at > ctx.clock.now()) return;
+    }
   }
 
   /** When (ctx.clock time) the timer will next look, or null when it is not armed (diagnostics, tests). */

@@ -18,7 +18,9 @@ export interface SchedulerHooks {
  * One scheduler owns time (conventions, habit 9). It ticks on a real timer but decides what is due by
  * the injectable clock, so tests advance a ManualClock and call tick() instead of sleeping. A job is
  * skipped while its previous run is going; failures are logged and isolated; stop() awaits running jobs.
- * Each tick also runs the per-item due times of ctx.due (server/jobs/due.ts), which has its own timer.
+ * The real interval runs only the jobs: per-item due times (server/jobs/due.ts) have their own timer and
+ * are never polled. tick(), the test hook, also settles ctx.due: what is due runs and the work it started
+ * (monitor checks) is applied before it returns.
  */
 export class Scheduler {
   private readonly next = new Map<string, number>();
@@ -36,12 +38,21 @@ export class Scheduler {
   start(): void {
     const now = this.ctx.clock.now();
     for (const job of this.jobs) this.next.set(job.name, now + job.intervalMs);
-    this.timer = setInterval(() => void this.tick(), this.tickMs);
+    this.timer = setInterval(() => void this.runJobs(), this.tickMs);
     this.timer.unref();
   }
 
-  /** Runs every job that is due now; returns when they have finished. */
+  /**
+   * The test hook: runs every job that is due now and settles the due sources (their due items and the
+   * checks those started); returns when all of it has been applied.
+   */
   async tick(): Promise<void> {
+    if (this.stopped) return;
+    await Promise.all([this.runJobs(), this.ctx.due.settle()]);
+  }
+
+  /** The real interval: every job that is due now; returns when they have finished. */
+  private async runJobs(): Promise<void> {
     if (this.stopped) return;
     try {
       this.hooks.beforeTick?.();
@@ -49,7 +60,7 @@ export class Scheduler {
       this.ctx.log.error('scheduler tick hook failed', { err });
     }
     const now = this.ctx.clock.now();
-    const started: Promise<void>[] = [this.ctx.due.runDueNow()];
+    const started: Promise<void>[] = [];
     for (const job of this.jobs) {
       if ((this.next.get(job.name) ?? 0) > now || this.running.has(job.name)) continue;
       this.next.set(job.name, now + job.intervalMs);

@@ -153,3 +153,5 @@ export const HEARTBEATS_PER_USER = 1_000;
 export const HEARTBEAT_PINGS_PER_MINUTE = 600;
 export const HEARTBEAT_PING_BODY_BYTES = 10_000;
 export const HEARTBEAT_FAIL_REASON_CHARS = 1_000;
+/** Monitors of every kind per user (§0.7). */
+export const MONITORS_PER_USER = 1_000;

@@ -1,26 +1,9 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Feature } from '../../server/features/index';
-import { monitorKind } from '../../server/features/monitors/kind';
-import { contentMonitor } from '../../server/features/monitors/kinds/content';
-import { RouteTable } from '../../server/http/routes';
 import { SYSTEM_CHROMIUM } from '../../server/lib/chromium';
-import { apiToken, deviceToken, makeUser } from '../helpers/factories';
+import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { closedPort, type FakeTarget, startTarget } from '../helpers/fake-targets';
 import { startTestServer, type TestServer } from '../helpers/test-server';
-
-/**
- * The content kind's assisted routes, mounted as the monitors engine mounts a kind's routes() — only
- * when the engine has not registered the kind itself (then its own mount serves them).
- */
-const assistedRoutes: Feature = {
-  name: 'content-monitor-assisted (test)',
-  routes: (ctx) => {
-    const t = new RouteTable(ctx, 'content-monitor');
-    if (!monitorKind(ctx, 'content-monitor')) contentMonitor.routes!(t, ctx);
-    return t;
-  },
-};
 
 const SHOP = `<!doctype html><html><body><div id="__next">
   <h1 class="title css-9f8e7d">Desk Lamp</h1>
@@ -31,9 +14,11 @@ const SHOP = `<!doctype html><html><body><div id="__next">
 let t: TestServer;
 let dev: string;
 let site: FakeTarget;
+/** What `/watched` serves: the test changes it between checks. */
+let watched = '<p class="version">Version 1.4.1</p>';
 
 beforeAll(async () => {
-  t = await startTestServer({ extraFeatures: [assistedRoutes] });
+  t = await startTestServer();
   dev = (await deviceToken(t)).token;
   site = await startTarget((req, res) => {
     if (req.url === '/scripted') {
@@ -41,6 +26,9 @@ beforeAll(async () => {
       res.end(
         '<div id="out">loading</div><script>document.getElementById("out").textContent = "ready: " + 6 * 7</script>',
       );
+    } else if (req.url === '/watched') {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(`<html><body><main>${watched}</main></body></html>`);
     } else if (req.url === '/shop') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(SHOP);
@@ -282,10 +270,7 @@ describe('POST /content-monitor/test-rule', () => {
 
 describe('assisted endpoints with BELFRY_BLOCK_PRIVATE_TARGETS', () => {
   it('suggest-selector refuses a loopback page to a non-admin and fetches it for an administrator', async () => {
-    const blocked = await startTestServer({
-      config: { blockPrivateTargets: true },
-      extraFeatures: [assistedRoutes],
-    });
+    const blocked = await startTestServer({ config: { blockPrivateTargets: true } });
     try {
       const admin = (await deviceToken(blocked)).token;
       const user = (await deviceToken(blocked, makeUser(blocked))).token;
@@ -302,6 +287,177 @@ describe('assisted endpoints with BELFRY_BLOCK_PRIVATE_TARGETS', () => {
       expect(asAdmin.body.candidates[0]).toEqual({ selector: 'h1.title', text: 'Desk Lamp', count: 1 });
     } finally {
       await blocked.close();
+    }
+  });
+});
+
+const SEC = 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Moves the ManualClock and lets the one timer run what became due, checks included. */
+async function advance(ms: number) {
+  t.clock.advance(ms);
+  await t.server.scheduler.tick();
+}
+
+function messagesOf(appid: number) {
+  return t.server.ctx.db
+    .all<{ title: string; message: string; priority: number; extras: string; sender_name: string }>(
+      'SELECT title, message, priority, extras, sender_name FROM messages WHERE channel_id = ? ORDER BY id',
+      [appid],
+    )
+    .map((m) => ({ ...m, extras: JSON.parse(m.extras) }));
+}
+
+describe('content monitors on the engine', () => {
+  it('POST /content-monitor stores a baseline at the first check and sends a changed message when the text changes', async () => {
+    watched = '<p class="version">Version 1.4.1</p>';
+    const c = await makeChannel(t, dev);
+    const url = `${site.url}/watched`;
+    const res = await post('/content-monitor', { appid: c.id, name: 'Release', url, selector: 'p.version' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      kind: 'content-monitor',
+      status: 'pending',
+      url,
+      selector: 'p.version',
+      rule: 'changed',
+      value: null,
+      render: 'html',
+      lastValue: null,
+      lastChangedAt: null,
+    });
+    const id = res.body.id as number;
+    await t.server.scheduler.tick();
+    const first = (await t.request('GET', `/content-monitor/${id}`, { token: dev })).body;
+    expect(first).toMatchObject({
+      status: 'up',
+      lastValue: 'Version 1.4.1',
+      lastChangedAt: null,
+      lastError: null,
+    });
+    expect(messagesOf(c.id)).toEqual([]); // the baseline sends nothing
+
+    await advance(60 * SEC);
+    expect(messagesOf(c.id)).toEqual([]); // same text
+
+    watched = '<p class="version">Version 1.5.0</p>';
+    await advance(60 * SEC);
+    const changedAt = t.clock.now();
+    expect(messagesOf(c.id)).toEqual([
+      {
+        title: 'Release changed',
+        message: 'Version 1.4.1\n→\nVersion 1.5.0',
+        priority: 8,
+        sender_name: 'Release',
+        extras: { 'service::source': { kind: 'content-monitor', id, event: 'changed' } },
+      },
+    ]);
+    expect((await t.request('GET', `/content-monitor/${id}`, { token: dev })).body).toMatchObject({
+      status: 'up',
+      lastValue: 'Version 1.5.0',
+      lastChangedAt: iso(changedAt),
+    });
+    await advance(60 * SEC);
+    expect(messagesOf(c.id)).toHaveLength(1);
+  });
+
+  it("a content rule that fails takes the monitor down with the rule's error text, and check-now answers the details", async () => {
+    watched = '<p class="version">Version 1.4.1</p><p class="stock">Sold out</p>';
+    const c = await makeChannel(t, dev);
+    const url = `${site.url}/watched`;
+    const res = await post('/content-monitor', {
+      appid: c.id,
+      name: 'Lamp',
+      url,
+      selector: '.stock',
+      rule: 'contains',
+      value: 'In stock',
+    });
+    await t.server.scheduler.tick();
+    expect((await t.request('GET', `/content-monitor/${res.body.id}`, { token: dev })).body).toMatchObject({
+      status: 'down',
+      lastError: 'text does not contain "In stock"',
+      lastValue: 'Sold out',
+    });
+    expect(messagesOf(c.id).map((m) => [m.title, m.message])).toEqual([
+      ['Lamp is down', `${url}: text does not contain "In stock"`],
+    ]);
+    watched = '<p class="stock">In stock: 4</p>';
+    const now = await post(`/content-monitor/${res.body.id}/check-now`, {});
+    expect(now.body).toEqual({
+      ok: true,
+      status: 'up',
+      responseTimeMs: expect.any(Number),
+      details: { text: 'In stock: 4', number: 4, matched: 1 },
+    });
+    expect(messagesOf(c.id).map((m) => m.title)).toEqual(['Lamp is down', 'Lamp is up again']);
+  });
+
+  it('POST /content-monitor answers 400 for a bad selector, rule or value and saves nothing', async () => {
+    const c = await makeChannel(t, dev);
+    const base = { appid: c.id, name: 'x', url: `${site.url}/watched`, selector: 'p' };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ selector: 'p:frob' }, /^selector: invalid CSS selector/],
+      [{ selector: undefined }, /^selector: required$/],
+      [{ url: 'ftp://example.com/' }, /^url: must be an http or https URL$/],
+      [{ rule: 'numberAbove', value: 'many' }, /^value: must be a number$/],
+      [{ rule: 'matches', value: '/[/' }, /^value: invalid regular expression/],
+      [{ render: 'pdf' }, /^render: must be html or browser$/],
+    ];
+    for (const [over, error] of cases) {
+      const r = await post('/content-monitor', { ...base, ...over });
+      expect(r.status, JSON.stringify(over)).toBe(400);
+      expect(r.body.errorDescription).toMatch(error);
+    }
+    expect((await t.request('GET', `/content-monitor?appid=${c.id}`, { token: dev })).body).toEqual([]);
+  });
+
+  it('PUT /content-monitor/{id} with a new selector starts a new baseline instead of reporting a change', async () => {
+    watched = '<p class="version">Version 2</p><p class="date">May 1</p>';
+    const c = await makeChannel(t, dev);
+    const res = await post('/content-monitor', {
+      appid: c.id,
+      name: 'Docs',
+      url: `${site.url}/watched`,
+      selector: '.version',
+    });
+    await t.server.scheduler.tick();
+    const put = await t.request('PUT', `/content-monitor/${res.body.id}`, {
+      token: dev,
+      json: { selector: '.date' },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ selector: '.date', rule: 'changed', url: `${site.url}/watched` });
+    await t.server.scheduler.tick();
+    expect((await t.request('GET', `/content-monitor/${res.body.id}`, { token: dev })).body).toMatchObject({
+      status: 'up',
+      lastValue: 'May 1',
+    });
+    expect(messagesOf(c.id)).toEqual([]);
+  });
+
+  it('a browser-rendered content monitor is unknown, with no message, when there is no Chromium', async () => {
+    const bare = await startTestServer({ config: { chromiumPath: '/nonexistent/chromium' } });
+    try {
+      const token = (await deviceToken(bare)).token;
+      const c = await makeChannel(bare, token);
+      const res = await bare.request('POST', '/content-monitor', {
+        token,
+        json: { appid: c.id, name: 'Rendered', url: `${site.url}/watched`, selector: 'p', render: 'browser' },
+      });
+      expect(res.status).toBe(200);
+      await bare.server.scheduler.tick();
+      expect((await bare.request('GET', `/content-monitor/${res.body.id}`, { token })).body).toMatchObject({
+        status: 'unknown',
+        lastError: 'no Chromium available (set BELFRY_CHROMIUM_PATH)',
+        consecutiveFailures: 0,
+      });
+      expect(
+        bare.server.ctx.db.first('SELECT COUNT(*) AS n FROM messages WHERE channel_id = ?', [c.id]),
+      ).toEqual({ n: 0 });
+    } finally {
+      await bare.close();
     }
   });
 });

@@ -8,6 +8,7 @@ import {
   separateIdRanges,
   sudo,
 } from '../helpers/factories';
+import { fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { mountedRoutes } from '../helpers/routes';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -19,7 +20,8 @@ import { type ApiResponse, startTestServer, type TestServer } from '../helpers/t
  */
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
+  t = await startTestServer({ extraFeatures: [fakeMonitorKind().feature] });
 });
 afterAll(async () => {
   await t?.close();
@@ -77,6 +79,13 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'heartbeat',
   );
+  const monitor: { id: number } = ok(
+    await t.request('POST', '/fake-monitor', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa monitor', target: 'zqa target', secret: 'zqa secret' },
+    }),
+    'monitor',
+  );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
@@ -90,6 +99,7 @@ it("no route lets a user read, change or delete another user's resources", async
     share.id,
     token.id,
     heartbeat.id,
+    monitor.id,
     m1.id,
     m2.id,
   ];
@@ -208,4 +218,9 @@ it("no route lets a user read, change or delete another user's resources", async
   expect(heartbeats[0]!.token).toBe(
     `${heartbeat.token.slice(0, 3)}${'*'.repeat(16)}${heartbeat.token.slice(-4)}`,
   );
+  const monitors: { id: number; name: string; paused: boolean }[] = ok(
+    await t.request('GET', '/fake-monitor', { token: aDevice.token }),
+    'a monitors',
+  );
+  expect(monitors.map((m) => [m.id, m.name, m.paused])).toEqual([[monitor.id, 'zqa monitor', false]]);
 }, 120_000);

@@ -7,6 +7,7 @@ import {
   sendMessage,
   separateIdRanges,
 } from '../helpers/factories';
+import { fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { mountedRoutes } from '../helpers/routes';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
@@ -16,7 +17,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server';
 let t: TestServer;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
+  t = await startTestServer({ extraFeatures: [fakeMonitorKind().feature] });
 });
 afterAll(async () => {
   await t.close();
@@ -266,13 +268,21 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     'SELECT id FROM channel_keys WHERE channel_id = ? AND is_primary = 1',
     [channel.id],
   )!.id;
+  // Paused, so no check changes its row while the sweep runs.
+  const monitor = ok(
+    await t.request('POST', '/fake-monitor', {
+      token: device.token,
+      json: { appid: channel.id, name: `${mark} monitor`, target: `${mark} target`, paused: true },
+    }),
+    'monitor',
+  );
   const m1 = await sendMessage(t, channel.token, { message: `${mark} first` });
   const m2 = await sendMessage(t, child.token, { message: `${mark} second` });
   return {
     channel,
     child,
     key,
-    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id, primaryKeyId],
+    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id, primaryKeyId, monitor.id],
   };
 }
 
@@ -321,6 +331,7 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
     shares: byChannel('shares'),
     channel_reads: byChannel('channel_reads'),
     device_mutes: byChannel('device_mutes'),
+    monitors: byChannel('monitors'),
     message_reads: db.all(
       `SELECT * FROM message_reads WHERE message_id IN (SELECT id FROM messages WHERE channel_id IN (${list}))`,
     ),

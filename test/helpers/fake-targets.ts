@@ -4,6 +4,10 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AppContext } from '../../server/context';
+import { type CheckIo, monitorNet } from '../../server/features/monitors/kind';
+import { ApiError } from '../../server/http/errors';
+import { ManualClock } from '../../server/lib/clock';
 
 const tlsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'tls');
 
@@ -81,4 +85,40 @@ export async function startSilentTcp(): Promise<{ port: number; close(): Promise
         s.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A context for unit tests of monitor kinds and the network layer: a ManualClock and the monitorNet host
+ * overrides (`monitored.test` → 127.0.0.1); nothing else of AppContext is read by them.
+ */
+export function monitorTestCtx(): AppContext {
+  const ctx = { clock: new ManualClock() } as unknown as AppContext;
+  monitorNet(ctx).hosts = new Map([['monitored.test', '127.0.0.1']]);
+  return ctx;
+}
+
+/** The CheckIo the engine would hand a kind: a real timeout signal (short, loopback only). */
+export function testIo(ctx: AppContext, over: Partial<CheckIo> = {}): CheckIo {
+  const timeoutSec = over.timeoutSec ?? 5;
+  return {
+    ctx,
+    name: 'test monitor',
+    signal: AbortSignal.timeout(timeoutSec * 1000),
+    timeoutSec,
+    startedAt: ctx.clock.now(),
+    allowPrivate: true,
+    test: true,
+    ...over,
+  };
+}
+
+/** The description of the 400 `fn` throws (a kind's parse), failing the test when it throws nothing else. */
+export function badRequestOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 400) return e.description;
+    throw e;
+  }
+  throw new Error('expected a 400, but the input was accepted');
 }

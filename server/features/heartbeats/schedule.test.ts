@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../http/errors';
 import { checkSchedule, isTimeZone, nextAfter, nextRuns } from './schedule';
-import { formatDuration } from './service';
 
 const berlin = (schedule: string) => ({ intervalSec: null, schedule, timezone: 'Europe/Berlin' });
 
@@ -58,14 +57,5 @@ describe('heartbeat schedules', () => {
     );
     expect(isTimeZone('Europe/Berlin')).toBe(true);
     expect(isTimeZone('Mars/Olympus')).toBe(false);
-  });
-
-  it('formatDuration shows the two largest units', () => {
-    expect(formatDuration(0)).toBe('0s');
-    expect(formatDuration(42_000)).toBe('42s');
-    expect(formatDuration(310_000)).toBe('5m 10s');
-    expect(formatDuration((2 * 86_400 + 3 * 3_600 + 59) * 1000)).toBe('2d 3h');
-    expect(formatDuration(2 * 86_400_000 + 5 * 60_000)).toBe('2d');
-    expect(formatDuration(3_600_000)).toBe('1h');
   });
 });

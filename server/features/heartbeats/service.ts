@@ -1,21 +1,23 @@
 import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
-import { ApiError, errors } from '../../http/errors';
+import { errors } from '../../http/errors';
 import type { BusMessage } from '../../lib/bus';
 import { rfc3339 } from '../../lib/clock';
 import { HEARTBEAT_PINGS_PER_MINUTE, HEARTBEATS_PER_USER, RATE_WINDOW_MS } from '../../lib/limits';
 import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
-import {
-  channelInScope,
-  inScope,
-  isRestricted,
-  receivedChannel,
-  type VisibleChannel,
-} from '../channels/access';
-import { channelAudience } from '../channels/service';
+import { channelInScope, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordCheck, recordGap, recordStatus } from '../history/service';
 import { type SendInput, sendMessages } from '../messages/service';
+import { maySend, sourcesInView, writableChannel } from '../sources/access';
+import {
+  formatDuration,
+  RECOVERY_PRIORITY,
+  type SourceRef,
+  sendSourceMessage,
+  sourceExtras,
+  statusChanged,
+} from '../sources/messages';
 import { checkSchedule, isTimeZone, nextAfter } from './schedule';
 import {
   activeHeartbeats,
@@ -39,8 +41,6 @@ import {
 } from './store';
 
 export const KIND = 'heartbeat';
-/** Recovery messages and test-recovery (§0.4). */
-const RECOVERY_PRIORITY = 2;
 /** A success after a `/start` reports its duration when the start is at most this old (§1.1). */
 const MAX_RUN_MS = 72 * 3_600_000;
 /**
@@ -55,19 +55,6 @@ export type HeartbeatEvent = 'down' | 'fail' | 'recovery' | 'test-alert' | 'test
 
 // ---------------------------------------------------------------- access
 
-/** Own, or shared with `send` (§0.3). */
-function maySend(v: VisibleChannel): boolean {
-  return v.owned || v.share?.permission === 'send';
-}
-
-/** A channel the caller may attach a source to: own, or shared with `send` and accepted (§0.3). */
-function writableChannel(ctx: AppContext, p: Principal, appid: number) {
-  const v = receivedChannel(ctx, p.userId, appid);
-  if (!v || !inScope(p, v.row) || !maySend(v)) throw errors.badRequest('appid: no such channel');
-  if (v.row.internal === 1) throw errors.systemChannel();
-  return v.row;
-}
-
 /** The caller's own heartbeat, inside an API token's scope; anything else is 404 (§0.2). */
 function ownHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
   const row = findHeartbeat(ctx.db, id);
@@ -77,20 +64,7 @@ function ownHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
 }
 
 export function listHeartbeats(ctx: AppContext, p: Principal, appid?: number): HeartbeatRow[] {
-  let rows = listHeartbeatsOfUser(ctx.db, p.userId);
-  if (appid !== undefined) rows = rows.filter((r) => r.channel_id === appid);
-  if (isRestricted(p)) {
-    const visible = new Map<number, boolean>();
-    rows = rows.filter((r) => {
-      let ok = visible.get(r.channel_id);
-      if (ok === undefined) {
-        ok = channelInScope(ctx, p, r.channel_id);
-        visible.set(r.channel_id, ok);
-      }
-      return ok;
-    });
-  }
-  return rows;
+  return sourcesInView(ctx, p, listHeartbeatsOfUser(ctx.db, p.userId), appid);
 }
 
 export function getHeartbeat(ctx: AppContext, p: Principal, id: number): HeartbeatRow {
@@ -390,48 +364,22 @@ function recoveryText(downMs: number): string {
   return `Ping received after ${formatDuration(downMs)} down.`;
 }
 
-/** Two largest units: `2d 3h`, `5m 10s`, `42s` (§0.4). */
-export function formatDuration(ms: number): string {
-  let rest = Math.max(0, Math.floor(ms / 1000));
-  const parts: [number, string][] = [];
-  for (const [size, unit] of [
-    [86_400, 'd'],
-    [3_600, 'h'],
-    [60, 'm'],
-    [1, 's'],
-  ] as const) {
-    parts.push([Math.floor(rest / size), unit]);
-    rest %= size;
-  }
-  const first = parts.findIndex(([n]) => n > 0);
-  if (first < 0) return '0s';
-  const shown = [parts[first]!];
-  const second = parts[first + 1];
-  if (second && second[0] > 0) shown.push(second);
-  return shown.map(([n, u]) => `${n}${u}`).join(' ');
+function ref(row: HeartbeatRow): SourceRef {
+  return { kind: KIND, id: row.id, name: row.name, channelId: row.channel_id };
 }
 
 function extrasOf(row: HeartbeatRow, event: HeartbeatEvent): Record<string, unknown> {
-  return { 'service::source': { kind: KIND, id: row.id, event } };
+  return sourceExtras(ref(row), event);
 }
 
-/**
- * A source message through the messages service, inside the caller's transaction. The daily quota
- * spent: the message is skipped (null) and the state change stands (§0.4).
- */
+/** A source message inside the caller's transaction; null when the daily quota is spent (§0.4). */
 function alert(
   ctx: AppContext,
   row: HeartbeatRow,
   event: HeartbeatEvent,
   m: { title: string; message: string; priority: number; date?: number },
 ): number | null {
-  const input: SendInput = { ...m, extras: extrasOf(row, event), senderName: row.name };
-  try {
-    return sendMessages(ctx, row.channel_id, row.name, [input])[0]!.id;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 429) return null;
-    throw err;
-  }
+  return sendSourceMessage(ctx, ref(row), event, m);
 }
 
 function alertFrame(
@@ -459,12 +407,6 @@ function poked(ctx: AppContext, id: number): HeartbeatRow {
   const row = findHeartbeat(ctx.db, id)!;
   if (row.due_at !== null) ctx.due.poke(row.due_at);
   return row;
-}
-
-function statusChanged(ctx: AppContext, appid: number): void {
-  const channel = findChannel(ctx.db, appid);
-  if (!channel) return;
-  ctx.bus.emit('channel:status_changed', { appid, userIds: channelAudience(ctx, appid, channel.user_id) });
 }
 
 // ---------------------------------------------------------------- pings (§1.3)

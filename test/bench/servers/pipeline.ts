@@ -8,6 +8,11 @@
  *
  * `searchIndex: false` (the bare pipeline) drops every trigger on `messages` after the migrations, so an
  * insert writes the row and its indexes and nothing else: no FTS4 segment.
+ *
+ * `searchIndex: true` (the reference) indexes search the way Belfry did before its batched indexer
+ * (migration 0008): an FTS4 insert trigger writes a segment inside every message INSERT. Migration 0008
+ * dropped that trigger from the schema, so without recreating it here the reference would be the bare
+ * pipeline under another name.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +31,15 @@ export async function startPipeline(opts: { searchIndex: boolean }): Promise<voi
     );
     db.transaction(() => {
       for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
+    });
+    await store.sync();
+  } else {
+    db.transaction(() => {
+      db.exec(
+        `CREATE TRIGGER IF NOT EXISTS bench_reference_fts_insert AFTER INSERT ON messages BEGIN
+           INSERT INTO messages_fts(docid, title, message) VALUES (new.id, new.title, new.message);
+         END`,
+      );
     });
     await store.sync();
   }

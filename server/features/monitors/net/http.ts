@@ -41,8 +41,8 @@ export const MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 const USER_AGENT = 'Belfry-Monitor';
 
-/** Headers a redirect to another origin must not carry (credentials meant for the first one). */
-const CREDENTIAL_HEADERS = /^(authorization|cookie|proxy-authorization)$/i;
+/** Headers a redirect to another origin must not carry (credentials and the Host meant for the first one). */
+const FIRST_ORIGIN_ONLY = /^(authorization|cookie|proxy-authorization|host)$/i;
 
 interface Hop {
   statusCode: number;
@@ -105,7 +105,7 @@ export async function httpRequest(ctx: AppContext, spec: HttpRequestSpec): Promi
     try {
       next = new URL(location, url);
     } catch {
-      return fail(`bad redirect: ${location}`);
+      return fail(`ERR_INVALID_URL: bad redirect location ${location}`);
     }
     // 303, and 301/302 after a POST, continue as GET without a body (as browsers and curl -L do).
     if (
@@ -117,7 +117,7 @@ export async function httpRequest(ctx: AppContext, spec: HttpRequestSpec): Promi
       headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^content-/i.test(k)));
     }
     if (next.origin !== url.origin) {
-      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.test(k)));
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !FIRST_ORIGIN_ONLY.test(k)));
       basicAuth = null;
     }
     url = next;
@@ -145,6 +145,9 @@ function oneRequest(
   if (!has('host')) headers.Host = url.host;
   if (!has('user-agent')) headers['User-Agent'] = USER_AGENT;
   if (!has('accept')) headers.Accept = '*/*';
+  // Credentials in the URL (`https://user:pass@host/`) count as basic auth, as in curl and browsers.
+  if (!basicAuth && url.username !== '')
+    basicAuth = { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
   if (basicAuth && !has('authorization'))
     headers.Authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
   const payload = Buffer.from(body, 'utf8');

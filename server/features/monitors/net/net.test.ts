@@ -2,21 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   closedPort,
   type FakeTarget,
+  monitorTestCtx,
   startSilentTcp,
   startTarget,
 } from '../../../../test/helpers/fake-targets';
-import type { AppContext } from '../../../context';
 import { monitorNet } from '../kind';
 import { type HttpRequestSpec, httpRequest } from './http';
 import { isPrivateAddress, lookupFor, resolveHost } from './resolve';
 import { tcpProbe } from './tcp';
 
-/** The network layer reads only the per-server monitorNet(ctx) hooks of its context. */
-function fakeCtx(): AppContext {
-  const ctx = {} as AppContext;
-  monitorNet(ctx).hosts = new Map([['monitored.test', '127.0.0.1']]);
-  return ctx;
-}
+const fakeCtx = monitorTestCtx;
 
 const CERT_NOT_AFTER = Date.parse('Nov  1 10:43:26 2126 GMT');
 
@@ -245,17 +240,25 @@ describe('httpRequest', () => {
     expect(JSON.parse(keep.body)).toMatchObject({ method: 'POST', body: 'payload' });
   });
 
-  it('drops credentials when a redirect leaves the origin', async () => {
+  it('takes credentials in the URL as basic auth', async () => {
+    const r = await httpRequest(fakeCtx(), spec(`http://ann:p%40ss@127.0.0.1:${site.port}/echo`));
+    if (!r.ok) throw new Error(r.error);
+    const { headers } = JSON.parse(r.body) as { headers: Record<string, string> };
+    expect(headers.authorization).toBe(`Basic ${Buffer.from('ann:p@ss').toString('base64')}`);
+  });
+
+  it('drops credentials and a set Host when a redirect leaves the origin', async () => {
     const r = await httpRequest(
       fakeCtx(),
       spec(`${site.url}/elsewhere`, {
-        headers: { Authorization: 'Bearer t0k', 'X-Keep': '1' },
+        headers: { Authorization: 'Bearer t0k', Host: `127.0.0.1:${site.port}`, 'X-Keep': '1' },
         basicAuth: null,
       }),
     );
     if (!r.ok) throw new Error(r.error);
     const { headers } = JSON.parse(r.body) as { headers: Record<string, string> };
     expect(headers.authorization).toBeUndefined();
+    expect(headers.host).toBe(`monitored.test:${site.port}`);
     expect(headers['x-keep']).toBe('1');
     expect(r.finalUrl).toBe(`http://monitored.test:${site.port}/echo`);
   });
