@@ -3,6 +3,7 @@ import type { AppContext } from '../context';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
+import { closeChromium } from '../lib/chromium';
 import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
 import { accountsFeature } from './auth/feature';
@@ -53,4 +54,6 @@ export const FEATURES: readonly Feature[] = [
   monitorsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
+  // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.
+  { name: 'chromium', stop: closeChromium },
 ];

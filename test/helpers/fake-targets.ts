@@ -102,6 +102,7 @@ export function testIo(ctx: AppContext, over: Partial<CheckIo> = {}): CheckIo {
   const timeoutSec = over.timeoutSec ?? 5;
   return {
     ctx,
+    name: 'test monitor',
     signal: AbortSignal.timeout(timeoutSec * 1000),
     timeoutSec,
     startedAt: ctx.clock.now(),

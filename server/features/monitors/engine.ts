@@ -253,7 +253,7 @@ export async function runKindCheck(
   kind: AnyMonitorKind,
   settings: object,
   state: object | null,
-  o: { timeoutSec: number; allowPrivate: boolean; test: boolean },
+  o: { name: string; timeoutSec: number; allowPrivate: boolean; test: boolean },
 ): Promise<{ outcome: CheckOutcome; startedAt: number }> {
   const e = engine(ctx);
   const controller = new AbortController();
@@ -275,6 +275,7 @@ export async function runKindCheck(
       kind
         .check(settings, state, {
           ctx,
+          name: o.name,
           signal: controller.signal,
           timeoutSec: o.timeoutSec,
           startedAt,
@@ -312,6 +313,7 @@ async function checkAndApply(ctx: AppContext, id: number): Promise<CheckResult |
   if (!row || !kind || row.status === 'paused' || e.stopped) return null;
   const settings = openSettings(ctx, row);
   const { outcome, startedAt } = await runKindCheck(ctx, kind, settings, stateOfRow(row), {
+    name: row.name,
     timeoutSec: row.timeout_sec,
     allowPrivate: allowPrivate(ctx, row.user_id),
     test: false,

@@ -44,6 +44,8 @@ export type AnyMonitorKind = MonitorKind<any, any>;
 
 export interface CheckIo {
   ctx: AppContext;
+  /** The monitor's name (titles of kind events: `{name} changed`); the test answer's body name or the kind. */
+  name: string;
   /** Aborted when timeoutSec passes or the server stops. */
   signal: AbortSignal;
   timeoutSec: number;

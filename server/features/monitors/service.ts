@@ -217,6 +217,7 @@ export async function testMonitor(
   const common = mergeCommon(ctx, kind, commonDefaults(kind), input);
   const settings = kind.parse(body, undefined, ctx);
   const { outcome } = await runKindCheck(ctx, kind, settings, null, {
+    name: typeof body.name === 'string' && body.name.trim() !== '' ? body.name.trim() : kind.kind,
     timeoutSec: common.timeoutSec,
     allowPrivate: !ctx.config.blockPrivateTargets || p.admin,
     test: true,
@@ -231,6 +232,7 @@ export async function checkMonitorNow(ctx: AppContext, p: Principal, kind: AnyMo
   if (result) return testAnswer(result.outcome);
   // Paused (or removed meanwhile): the check still runs once for the answer, nothing is applied.
   const { outcome } = await runKindCheck(ctx, kind, openSettings(ctx, row), stateOfRow(row), {
+    name: row.name,
     timeoutSec: row.timeout_sec,
     allowPrivate: !ctx.config.blockPrivateTargets || p.admin,
     test: true,
