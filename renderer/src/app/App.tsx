@@ -23,12 +23,17 @@ import { ThemeToggle } from './theme';
 const Heartbeats = lazy(() => import('../features/heartbeats/Heartbeats'));
 // Its own chunk too (with recharts for the response-time charts).
 const Monitors = lazy(() => import('../features/monitors/Monitors'));
+// Issue 14's screens, each its own chunk.
+const Maintenance = lazy(() => import('../features/maintenance/Maintenance'));
+const StatusPages = lazy(() => import('../features/status-pages/StatusPages'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/channels', label: 'Channels' },
   { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/monitors', label: 'Monitors' },
+  { to: '/maintenance', label: 'Maintenance' },
+  { to: '/status-pages', label: 'Status pages' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -127,6 +132,20 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Monitors />
+        </Suspense>
+      );
+      break;
+    case '/maintenance':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Maintenance />
+        </Suspense>
+      );
+      break;
+    case '/status-pages':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <StatusPages />
         </Suspense>
       );
       break;

@@ -1,7 +1,7 @@
 import '../heartbeats/heartbeats.css';
 import './monitors.css';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, get, query } from '../../api/client';
+import { get, query } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
@@ -11,6 +11,7 @@ import type { SourceHistory } from '../heartbeats/types';
 import { UptimeBar, useInView } from '../heartbeats/UptimeBar';
 import { Sparkline } from './Charts';
 import { byAttention, isKind, KINDS, kindLabel, targetOf } from './kinds';
+import { listAll } from './list';
 import { MonitorDetail } from './MonitorDetail';
 import { MonitorForm } from './MonitorForm';
 import type { CheckEntry, Monitor, MonitorKindName } from './types';
@@ -81,19 +82,6 @@ function RowCharts({ m, version }: { m: Monitor; version: string }) {
       )}
     </div>
   );
-}
-
-/** Every kind's list (`GET /{kind}?appid=`); a kind this server does not offer (404/501) lists nothing. */
-async function listAll(appid: number | null): Promise<Monitor[]> {
-  const lists = await Promise.all(
-    KINDS.map(({ kind }) =>
-      get<Monitor[]>(`/${kind}${query({ appid })}`).catch((err) => {
-        if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return [];
-        throw err;
-      }),
-    ),
-  );
-  return lists.flat().sort(byAttention);
 }
 
 function KindPicker({ channel }: { channel: number | null }) {
