@@ -86,8 +86,8 @@ export async function deviceTokenOf(page: Page): Promise<string> {
 }
 
 /**
- * The link in the outbox mail to `to` (no SMTP server in tests), read through the outbox API as the
- * administrator's phone; waits until it is there and is a `path?token=` link on this server.
+ * The link to `path` in the outbox mail to `to` (no SMTP server in tests), read through the outbox API
+ * as the administrator's phone; waits until it is there and is a `path?token=` link on this server.
  */
 export async function mailedLink(
   t: TestServer,
@@ -105,7 +105,9 @@ export async function mailedLink(
         to: string;
         text: string;
       }[];
-      link = /(http:\/\/\S+)/.exec(mails.find((m) => m.to === to)?.text ?? '')?.[1] ?? '';
+      // The mail may carry other links first (a status page's address): the one to `path` is wanted.
+      const links = (mails.find((m) => m.to === to)?.text ?? '').match(/http:\/\/\S+/g) ?? [];
+      link = links.find((l) => start.test(l)) ?? links[0] ?? '';
       return link;
     })
     .toMatch(start);

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel } from '../helpers/factories';
+import { type FakeHttp, startFakeHttp } from '../helpers/fake-http';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
@@ -23,7 +24,9 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
   let b: BrowserHandle;
   let page: Page;
   let setup: string;
+  let target: FakeHttp;
   const hb: { ops?: number; web?: number } = {};
+  let monitorId = 0;
   const token = () => deviceTokenOf(page);
   const rows = () => page.getByRole('list', { name: 'Maintenance windows' }).getByRole('listitem');
   /** Moves the server's clock to `at`, runs what fell due, then one second more (SSE signals are coalesced per second). */
@@ -32,8 +35,8 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     await t.server.scheduler.tick();
     t.clock.advance(1_000);
   };
-  const status = async (id: number | undefined) =>
-    ((await t.request('GET', `/heartbeat/${id}`, { token: setup })).body as { status: string }).status;
+  const status = async (id: number | undefined, kind = 'heartbeat') =>
+    ((await t.request('GET', `/${kind}/${id}`, { token: setup })).body as { status: string }).status;
 
   beforeAll(async () => {
     ensureRendererBuilt();
@@ -56,6 +59,18 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
       if (key !== 'other') hb[key] = res.body.id;
       expect((await t.request('GET', `/heartbeat/ping/${res.body.token}`)).status).toBe(200);
     }
+    // And a monitor of the window's channel, checking a loopback target every minute: up.
+    target = await startFakeHttp();
+    target.on('GET', '/health', { status: 200, body: { ok: true } });
+    const mon = await t.request('POST', '/monitor', {
+      token: setup,
+      json: { appid: ops.id, name: 'Status API', url: `${target.url}/health`, intervalSec: 60 },
+    });
+    expect(mon.status).toBe(200);
+    monitorId = mon.body.id;
+    // The first check runs on create; one tick returns once its result is applied.
+    await t.server.scheduler.tick();
+    expect(await status(monitorId, 'monitor')).toBe('up');
     b = await launchBrowser();
     // A UTC browser: the list shows each occurrence in UTC and, besides, in the window's own zone.
     const context = await b.browser.newContext({ viewport: { width: 1280, height: 820 }, timezoneId: 'UTC' });
@@ -67,6 +82,7 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
   afterAll(async () => {
     await b?.close();
     await t?.close();
+    await target?.close();
   });
 
   it('creates a weekly window in Berlin time, with a server error shown by its field first', async () => {
@@ -134,7 +150,7 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     ]);
   });
 
-  it('turns active when the window starts, and the covered heartbeats show maintenance', async () => {
+  it('turns active when the window starts, and the covered heartbeats and monitor show maintenance', async () => {
     await passTo(Date.parse('2026-01-15T13:00:00.000Z'));
     const row = rows().filter({ hasText: 'Thursday deploy' });
     await expect.poll(() => row.locator('.hb-chip').textContent()).toBe('active');
@@ -142,6 +158,13 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     await screenshot(page, 'maintenance');
     expect(await status(hb.ops)).toBe('maintenance');
     expect(await status(hb.web)).toBe('maintenance');
+    expect(await status(monitorId, 'monitor')).toBe('maintenance');
+
+    // Checks go on during the window; the monitor stays in maintenance.
+    await passTo(Date.parse('2026-01-15T13:02:00.000Z'));
+    await page.getByRole('link', { name: 'Monitors', exact: true }).click();
+    const monRow = page.getByRole('list', { name: 'Monitors' }).getByRole('listitem', { name: 'Status API' });
+    await expect.poll(() => monRow.locator('.hb-chip').textContent()).toBe('maintenance');
 
     await page.getByRole('link', { name: 'Heartbeats', exact: true }).click();
     const hbRows = page.getByRole('list', { name: 'Heartbeats' }).getByRole('listitem');
@@ -154,6 +177,7 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     await passTo(Date.parse('2026-01-15T14:00:00.000Z'));
     await expect.poll(() => chipOf('Nightly backup').textContent()).toBe('up');
     expect(await status(hb.web)).toBe('up');
+    expect(await status(monitorId, 'monitor')).toBe('up');
     await page.getByRole('link', { name: 'Maintenance', exact: true }).click();
     await expect
       .poll(() => rows().filter({ hasText: 'Thursday deploy' }).textContent())

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceToken, makeChannel } from '../helpers/factories';
+import { deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
   type BrowserHandle,
@@ -25,6 +25,7 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
   let b: BrowserHandle;
   let page: Page;
   let setup: string;
+  let owner: { email: string; password: string };
   let publicUrl = '';
   const token = () => deviceTokenOf(page);
   const EMAIL = 'visitor@example.com';
@@ -32,7 +33,9 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     t = await startTestServer();
-    setup = (await deviceToken(t, t.admin, 'setup')).token;
+    // A user on the free plan: one status page, no hidden branding.
+    owner = makeUser(t, { plan: 'free' });
+    setup = (await deviceToken(t, owner, 'setup')).token;
     const shop = await makeChannel(t, setup, { name: 'Shop' });
     const payments = await makeChannel(t, setup, { name: 'Shop payments', parentId: shop.id });
     const made: Record<string, { id: number; token: string }> = {};
@@ -56,7 +59,7 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     b = await launchBrowser();
     ({ page } = await b.newPage());
     page.on('dialog', (d) => void d.accept());
-    await signInToInbox(page, t.url, t.admin);
+    await signInToInbox(page, t.url, owner);
   }, 240_000);
   afterAll(async () => {
     await b?.close();
@@ -74,7 +77,7 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     expect(await form.getByLabel('Slug', { exact: true }).inputValue()).toBe('shop-status');
     await form.getByLabel('Channel', { exact: true }).selectOption({ label: 'Shop' });
     await form.getByLabel('Description', { exact: true }).fill('Checkout and payments of the shop.');
-    // The admin is on the free plan: hiding the footer is not offered.
+    // On the free plan hiding the footer is not offered.
     const brand = form.getByLabel('Hide “Powered by Belfry”', { exact: true });
     expect(await brand.isDisabled()).toBe(true);
     expect(await form.textContent()).toContain('Needs the pro or business plan.');
