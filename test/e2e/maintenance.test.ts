@@ -130,7 +130,7 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     const text = (await row.textContent()) ?? '';
     expect(text).toContain('Thu 14:00–15:00 Europe/Berlin');
     // Today 13:00-14:00 UTC, that is 14:00-15:00 in Berlin (CET, UTC+1 in January).
-    expect(text).toMatch(/Next: Thu, Jan 15, 2026, 13:00 UTC – Thu, Jan 15, 2026, 14:00 UTC/);
+    expect(text).toMatch(/Next occurrence\s*Thu, Jan 15, 2026, 13:00 UTC – Thu, Jan 15, 2026, 14:00 UTC/);
     expect(text).toMatch(/14:00 GMT\+1 – .*15:00 GMT\+1 \(Europe\/Berlin\)/);
     expect(text).toContain('Ops, Ops database');
     expect(text).toContain('Web check');
@@ -181,7 +181,7 @@ describe.skipIf(!hasChromium)('maintenance windows in Chromium', () => {
     await page.getByRole('link', { name: 'Maintenance', exact: true }).click();
     await expect
       .poll(() => rows().filter({ hasText: 'Thursday deploy' }).textContent())
-      .toMatch(/Next: Thu, Jan 22, 2026, 13:00 UTC/);
+      .toMatch(/Next occurrence\s*Thu, Jan 22, 2026, 13:00 UTC/);
   });
 
   it('edits the window (PUT replaces it) and deletes it', async () => {

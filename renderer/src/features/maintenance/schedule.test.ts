@@ -80,7 +80,7 @@ describe('maintenance schedule helpers', () => {
 
   it('shows the next occurrence in the viewer zone and in the window zone when they differ', () => {
     const next = occurrenceText(weekly, 'UTC');
-    expect(next.when).toMatch(/^Next: .*20:00.* – .*00:00/);
+    expect(next.when).toMatch(/^Sun, .*20:00.* – .*00:00/);
     expect(next.zoned).toMatch(/22:00.* – .*02:00.*\(Europe\/Berlin\)$/);
     expect(occurrenceText(weekly, 'Europe/Berlin').zoned).toBeNull();
     const now = occurrenceText({ ...weekly, active: true }, 'UTC');

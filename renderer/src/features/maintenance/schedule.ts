@@ -140,7 +140,7 @@ export function formatAt(iso: string, timeZone?: string): string {
 
 /**
  * The current or next occurrence, in the viewer's zone and (when it differs) the window's:
- * `{ when: 'Now, until …' | 'Next: … – …' | 'No occurrence left' | 'Disabled', zoned?: '…' }`.
+ * `{ when: 'Now, until …' | '… – …' | 'No occurrence left' | 'Disabled', zoned?: '…' }`.
  */
 export function occurrenceText(
   w: Pick<MaintenanceWindow, 'active' | 'enabled' | 'nextStart' | 'nextEnd' | 'schedule'>,
@@ -154,7 +154,7 @@ export function occurrenceText(
       ? `until ${formatAt(w.nextEnd as string, zone)}`
       : `${formatAt(w.nextStart as string, zone)} – ${formatAt(w.nextEnd as string, zone)}`;
   return {
-    when: `${w.active ? 'Now, ' : 'Next: '}${span(viewerZone)}`,
+    when: `${w.active ? 'Now, ' : ''}${span(viewerZone)}`,
     zoned: tz && tz !== viewerZone ? `${span(tz)} (${tz})` : null,
   };
 }
