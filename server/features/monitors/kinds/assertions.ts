@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { followPath, MISSING, type PathStep, parseJsonPath } from '../../../lib/json-path';
+import { compileUserRegex, safeTest } from '../../../lib/safe-regex';
 import { arr, bad, field, int, obj, oneOf, str } from './validate';
 
 /**
@@ -62,19 +63,20 @@ export function statusMatches(code: number, expected: readonly string[]): boolea
   });
 }
 
+type PatternTest = (text: string) => { ok: true; match: boolean } | { ok: false; error: string };
+
 /**
- * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp. Null when the
- * RegExp form does not compile.
+ * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp, run with the
+ * time limit of safe-regex (a pattern cut off answers its error). Null when the RegExp form does not compile.
  */
-export function compilePattern(pattern: string): ((text: string) => boolean) | null {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
-  if (!m) {
+export function compilePattern(pattern: string): PatternTest | null {
+  if (!/^\/.*\/[a-z]*$/s.test(pattern)) {
     const needle = pattern.toLowerCase();
-    return (text) => text.toLowerCase().includes(needle);
+    return (text) => ({ ok: true, match: text.toLowerCase().includes(needle) });
   }
   try {
-    const re = new RegExp(m[1]!, m[2]!.replace(/[gy]/g, ''));
-    return (text) => re.test(text);
+    const re = compileUserRegex(pattern);
+    return (text) => safeTest(re, text);
   } catch {
     return null;
   }
@@ -201,7 +203,9 @@ function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
   const name = `json ${j.path}`;
   if (doc === MISSING) return { name, ok: false, detail: `json ${j.path}: body is not JSON` };
   const actual = followPath(doc, parseJsonPath(j.path) as PathStep[]);
-  const ok = jsonOpHolds(j, actual);
+  const held = jsonOpHolds(j, actual);
+  if (typeof held === 'object') return { name, ok: false, detail: `json ${j.path}: ${held.error}` };
+  const ok = held;
   const expected = j.op === 'exists' || j.op === 'notExists' ? j.op : `${j.op} ${show(j.value)}`;
   return {
     name,
@@ -212,7 +216,8 @@ function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
   };
 }
 
-function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean {
+/** Whether the assertion holds, or the error of a `matches` pattern cut off by its time limit. */
+function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean | { error: string } {
   switch (j.op) {
     case 'exists':
       return actual !== MISSING;
@@ -240,8 +245,12 @@ function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean {
       if (typeof actual === 'string') return typeof j.value === 'string' && actual.includes(j.value);
       if (Array.isArray(actual)) return actual.some((m) => isDeepStrictEqual(m, j.value));
       return false;
-    case 'matches':
-      return typeof actual === 'string' && (compilePattern(j.value as string)?.(actual) ?? false);
+    case 'matches': {
+      if (typeof actual !== 'string') return false;
+      const r = compilePattern(j.value as string)?.(actual);
+      if (r === undefined) return false;
+      return r.ok ? r.match : { error: r.error };
+    }
   }
 }
 
