@@ -57,7 +57,7 @@ describe('json assertions', () => {
     expect(holds({ path: '$.n', op: 'matches', value: '5' })).toBe('json $.n: expected matches "5", got 5');
   });
   it('matches gives up on a catastrophic pattern after the time limit instead of stalling the server', () => {
-    const evil = JSON.stringify({ s: `${'a'.repeat(30)}b` });
+    const evil = JSON.stringify({ s: `${'a'.repeat(28)}b` });
     const started = performance.now();
     const [, r] = checkResponse({ statusCode: 200, body: evil, responseTimeMs: 1 }, ['200'], {
       ...none,
