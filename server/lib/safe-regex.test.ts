@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REGEX_TIMEOUT_MS, regexTimeoutText, safeExec, safeTest } from './safe-regex';
+import { REGEX_TIMEOUT_MS, RegexBudget, regexTimeoutText, safeExec, safeTest } from './safe-regex';
 
 const CATASTROPHIC = /(a+)+$/;
 const EVIL_TEXT = `${'a'.repeat(30)}b`;
@@ -18,7 +18,11 @@ describe('safeExec', () => {
     const started = performance.now();
     const r = safeExec(CATASTROPHIC, EVIL_TEXT);
     const took = performance.now() - started;
-    expect(r).toEqual({ ok: false, error: `pattern /(a+)+$/ took longer than ${REGEX_TIMEOUT_MS} ms` });
+    expect(r).toEqual({
+      ok: false,
+      error: `pattern /(a+)+$/ took longer than ${REGEX_TIMEOUT_MS} ms`,
+      timedOut: true,
+    });
     expect(took).toBeLessThan(1_000); // unbounded, this pattern backtracks for minutes
     expect(safeTest(CATASTROPHIC, 'aaa')).toEqual({ ok: true, match: true });
   });
@@ -43,5 +47,24 @@ describe('safeExec', () => {
     for (let i = 0; i < n; i++) safeExec(re, body);
     const perMatchMs = (performance.now() - started) / n;
     expect(perMatchMs).toBeLessThan(1); // measured ≈ 0.05 ms on a 2-core machine
+  });
+});
+
+describe('RegexBudget', () => {
+  it('shares one limit between matches run back to back: the loop is held ~50 ms, not 50 ms per pattern', () => {
+    const budget = new RegexBudget();
+    const started = performance.now();
+    const results = Array.from({ length: 10 }, () => budget.test(CATASTROPHIC, EVIL_TEXT));
+    const took = performance.now() - started;
+    for (const r of results)
+      expect(r).toEqual({ ok: false, error: 'pattern /(a+)+$/ took longer than 50 ms' });
+    expect(took).toBeLessThan(200); // ten separate limits would hold it ≥ 500 ms
+  });
+
+  it('answers ordinary matches while time is left', () => {
+    const budget = new RegexBudget();
+    const r = budget.exec(/b(c)/, 'abc');
+    expect(r.ok && r.match?.[1]).toBe('c');
+    expect(budget.test(/x/, 'abc')).toEqual({ ok: true, match: false });
   });
 });

@@ -26,7 +26,9 @@ const slot: Slot = { re: null, text: '' };
 const context = vm.createContext({ slot });
 const script = new vm.Script('slot.re.exec(slot.text)', { filename: 'belfry:safe-regex' });
 
-export type SafeMatch = { ok: true; match: RegExpExecArray | null } | { ok: false; error: string };
+export type SafeMatch =
+  | { ok: true; match: RegExpExecArray | null }
+  | { ok: false; error: string; timedOut?: true };
 
 /** `pattern /…/ took longer than 50 ms`: the error of a match that was cut off. */
 export function regexTimeoutText(re: RegExp, timeoutMs = REGEX_TIMEOUT_MS): string {
@@ -52,7 +54,7 @@ export function safeExec(re: RegExp, text: string, timeoutMs = REGEX_TIMEOUT_MS)
     };
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
-      return { ok: false, error: regexTimeoutText(re, timeoutMs) };
+      return { ok: false, error: regexTimeoutText(re, timeoutMs), timedOut: true };
     // e.g. a RangeError of a pattern whose backtracking outgrew its stack: the check's error, never a throw
     return {
       ok: false,
@@ -74,12 +76,36 @@ export function compileUserRegex(pattern: string): RegExp {
   return literal ? new RegExp(literal[1]!, literal[2]!.replace(/[gy]/g, '')) : new RegExp(pattern);
 }
 
+export type SafeTest = { ok: true; match: boolean } | { ok: false; error: string };
+
 /** `re.test(text)` with the same limit: `{ ok: true, match: boolean }` or the timeout error. */
-export function safeTest(
-  re: RegExp,
-  text: string,
-  timeoutMs = REGEX_TIMEOUT_MS,
-): { ok: true; match: boolean } | { ok: false; error: string } {
+export function safeTest(re: RegExp, text: string, timeoutMs = REGEX_TIMEOUT_MS): SafeTest {
   const r = safeExec(re, text, timeoutMs);
-  return r.ok ? { ok: true, match: r.match !== null } : r;
+  return r.ok ? { ok: true, match: r.match !== null } : { ok: false, error: r.error };
+}
+
+/**
+ * One limit shared by the matches that run back to back without yielding (the 20 json assertions of one
+ * response, a workflow step's assertions and extracts): together they hold the loop at most `totalMs`.
+ * Once spent, every further match fails at once with the same `took longer than {totalMs} ms` text.
+ */
+export class RegexBudget {
+  private leftMs: number;
+
+  constructor(readonly totalMs = REGEX_TIMEOUT_MS) {
+    this.leftMs = totalMs;
+  }
+
+  exec(re: RegExp, text: string): SafeMatch {
+    if (this.leftMs < 1) return { ok: false, error: regexTimeoutText(re, this.totalMs), timedOut: true };
+    const started = performance.now();
+    const r = safeExec(re, text, Math.ceil(this.leftMs));
+    this.leftMs -= performance.now() - started;
+    return r.ok || !r.timedOut ? r : { ok: false, error: regexTimeoutText(re, this.totalMs), timedOut: true };
+  }
+
+  test(re: RegExp, text: string): SafeTest {
+    const r = this.exec(re, text);
+    return r.ok ? { ok: true, match: r.match !== null } : { ok: false, error: r.error };
+  }
 }

@@ -81,15 +81,17 @@ describe('user regexes run with a time limit', () => {
     expect(stallMs).toBeLessThan(200);
   });
 
-  it('http-monitor: a json `matches` assertion fails with the limit text', async () => {
+  it('http-monitor: 20 catastrophic json `matches` share one limit and fail with its text', async () => {
+    const json = Array.from({ length: 20 }, () => ({ path: '$.s', op: 'matches', value: EVIL }));
     const { result: res, stallMs } = await longestStall(() =>
-      t.request('POST', '/http-monitor/test', {
-        token: dev,
-        json: { url: `${site.url}/evil.json`, json: [{ path: '$.s', op: 'matches', value: EVIL }] },
-      }),
+      t.request('POST', '/http-monitor/test', { token: dev, json: { url: `${site.url}/evil.json`, json } }),
     );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ok: false, error: `json $.s: ${TIMED_OUT}` });
+    const details = res.body.details.assertions.filter((a: { name: string }) => a.name === 'json $.s');
+    expect(details).toHaveLength(20);
+    for (const a of details)
+      expect(a).toEqual({ name: 'json $.s', ok: false, detail: `json $.s: ${TIMED_OUT}` });
     expect(stallMs).toBeLessThan(200);
   });
 });

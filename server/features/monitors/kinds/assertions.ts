@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { followPath, MISSING, type PathStep, parseJsonPath } from '../../../lib/json-path';
-import { compileUserRegex, safeTest } from '../../../lib/safe-regex';
+import { compileUserRegex, RegexBudget, type SafeTest } from '../../../lib/safe-regex';
 import { arr, bad, field, int, obj, oneOf, str } from './validate';
 
 /**
@@ -63,11 +63,12 @@ export function statusMatches(code: number, expected: readonly string[]): boolea
   });
 }
 
-type PatternTest = (text: string) => { ok: true; match: boolean } | { ok: false; error: string };
+type PatternTest = (text: string, budget?: RegexBudget) => SafeTest;
 
 /**
- * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp, run with the
- * time limit of safe-regex (a pattern cut off answers its error). Null when the RegExp form does not compile.
+ * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp, run within
+ * the time limit of `budget` (safe-regex; a pattern cut off answers its error). Null when the RegExp form
+ * does not compile.
  */
 export function compilePattern(pattern: string): PatternTest | null {
   if (!/^\/.*\/[a-z]*$/s.test(pattern)) {
@@ -76,7 +77,7 @@ export function compilePattern(pattern: string): PatternTest | null {
   }
   try {
     const re = compileUserRegex(pattern);
-    return (text) => safeTest(re, text);
+    return (text, budget = new RegexBudget()) => budget.test(re, text);
   } catch {
     return null;
   }
@@ -151,11 +152,15 @@ const show = (v: unknown): string => {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 };
 
-/** The checks of one response, in §2.3 order (status, time, body, json). */
+/**
+ * The checks of one response, in §2.3 order (status, time, body, json). `budget` limits the time all its
+ * regular expressions may take together (a workflow step shares it with its extracts).
+ */
 export function checkResponse(
   res: ResponseFacts,
   expectedStatus: readonly string[],
   a: Assertions,
+  budget = new RegexBudget(),
 ): AssertionResult[] {
   const out: AssertionResult[] = [];
   const allowed = expectedStatus.join(', ');
@@ -194,16 +199,16 @@ export function checkResponse(
     } catch {
       // not JSON: every json assertion fails with the same text
     }
-    for (const j of a.json) out.push(checkJson(doc, j));
+    for (const j of a.json) out.push(checkJson(doc, j, budget));
   }
   return out;
 }
 
-function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
+function checkJson(doc: unknown, j: JsonAssertion, budget: RegexBudget): AssertionResult {
   const name = `json ${j.path}`;
   if (doc === MISSING) return { name, ok: false, detail: `json ${j.path}: body is not JSON` };
   const actual = followPath(doc, parseJsonPath(j.path) as PathStep[]);
-  const held = jsonOpHolds(j, actual);
+  const held = jsonOpHolds(j, actual, budget);
   if (typeof held === 'object') return { name, ok: false, detail: `json ${j.path}: ${held.error}` };
   const ok = held;
   const expected = j.op === 'exists' || j.op === 'notExists' ? j.op : `${j.op} ${show(j.value)}`;
@@ -217,7 +222,7 @@ function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
 }
 
 /** Whether the assertion holds, or the error of a `matches` pattern cut off by its time limit. */
-function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean | { error: string } {
+function jsonOpHolds(j: JsonAssertion, actual: unknown, budget: RegexBudget): boolean | { error: string } {
   switch (j.op) {
     case 'exists':
       return actual !== MISSING;
@@ -247,7 +252,7 @@ function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean | { error: stri
       return false;
     case 'matches': {
       if (typeof actual !== 'string') return false;
-      const r = compilePattern(j.value as string)?.(actual);
+      const r = compilePattern(j.value as string)?.(actual, budget);
       if (r === undefined) return false;
       return r.ok ? r.match : { error: r.error };
     }

@@ -4,7 +4,7 @@ import { TOK } from '../../../http/auth';
 import { errors } from '../../../http/errors';
 import { parseBody } from '../../../http/validate';
 import { followPath, MISSING, parseJsonPath } from '../../../lib/json-path';
-import { compileUserRegex, safeExec } from '../../../lib/safe-regex';
+import { compileUserRegex, RegexBudget } from '../../../lib/safe-regex';
 import { type CheckIo, type CheckOutcome, type MonitorKind, SECRET_MASK } from '../kind';
 import { type Assertions, checkResponse, firstFailure, parseAssertions } from './assertions';
 import { firstUrl, parseCurl } from './curl';
@@ -141,12 +141,13 @@ function extractValue(
   ex: Extract,
   body: string,
   headers: Record<string, string>,
+  budget: RegexBudget,
 ): string | undefined | { error: string } {
   if (ex.from === 'header') return headers[(ex.header ?? '').toLowerCase()];
   if (ex.from === 'regex') {
     const re = compileRegex(ex.pattern ?? '');
     if (!re) return undefined;
-    const r = safeExec(re, body);
+    const r = budget.exec(re, body);
     if (!r.ok) return { error: r.error };
     return r.match ? (r.match[1] ?? r.match[0]) : undefined;
   }
@@ -235,14 +236,16 @@ async function runSteps(s: WorkflowSettings, io: CheckIo, secrets: SecretValues)
       extracted: {},
     };
     steps.push(detail);
-    const error = firstFailure(checkResponse(r, step.expectedStatus, step.assert));
+    // the step's patterns (json `matches`, regex extracts) share one time limit: they run without yielding
+    const budget = new RegexBudget();
+    const error = firstFailure(checkResponse(r, step.expectedStatus, step.assert, budget));
     if (error !== undefined) {
       detail.ok = false;
       detail.error = error;
       return fail(n, step.name, error, total);
     }
     for (const ex of step.extract) {
-      const value = extractValue(ex, r.body, r.headers);
+      const value = extractValue(ex, r.body, r.headers, budget);
       if (typeof value !== 'string') {
         detail.ok = false;
         detail.error = `extract ${ex.var}: ${value === undefined ? 'no match' : value.error}`;
