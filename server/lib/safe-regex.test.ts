@@ -31,7 +31,7 @@ describe('safeExec', () => {
     const due = performance.now();
     const fired = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - due), 0));
     expect(safeTest(CATASTROPHIC, EVIL_TEXT).ok).toBe(false);
-    expect(await fired).toBeLessThan(200);
+    expect(await fired).toBeLessThan(400);
   });
 
   it('quotes at most 100 characters of a long pattern', () => {
@@ -58,7 +58,7 @@ describe('RegexBudget', () => {
     const took = performance.now() - started;
     for (const r of results)
       expect(r).toEqual({ ok: false, error: 'pattern /(a+)+$/ took longer than 50 ms' });
-    expect(took).toBeLessThan(200); // ten separate limits would hold it ≥ 500 ms
+    expect(took).toBeLessThan(400); // ten separate limits would hold it ≥ 500 ms
   });
 
   it('answers ordinary matches while time is left', () => {
