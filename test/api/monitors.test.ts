@@ -715,7 +715,9 @@ describe('real kinds against loopback targets', () => {
     target.on('GET', '/up', { status: 200, body: 'ok' });
     target.on('GET', '/down', { status: 503, body: 'maintenance' });
     target.on('GET', '/slow', { status: 200, body: 'late', delayMs: 1_500 });
-    target.on('GET', '/flip', () => (++flips % 2 === 1 ? { status: 200, body: 'ok' } : { status: 500, body: 'x' }));
+    target.on('GET', '/flip', () =>
+      ++flips % 2 === 1 ? { status: 200, body: 'ok' } : { status: 500, body: 'x' },
+    );
   });
   afterAll(async () => {
     await target.close();
@@ -727,7 +729,8 @@ describe('real kinds against loopback targets', () => {
     if (res.status !== 200) throw new Error(`create ${kind}: ${res.status} ${res.text}`);
     return { c, m: res.body as Record<string, any> & { id: number } };
   }
-  const get = async (kind: string, id: number) => (await t.request('GET', `/${kind}/${id}`, { token: dev })).body;
+  const get = async (kind: string, id: number) =>
+    (await t.request('GET', `/${kind}/${id}`, { token: dev })).body;
 
   it('monitor: up, down (with the down message) and a slow target past timeoutSec that does not delay the others', async () => {
     const up = await real('monitor', { name: 'Up', url: `${target.url}/up` });
@@ -754,11 +757,26 @@ describe('real kinds against loopback targets', () => {
   });
 
   it('POST /http-monitor/test and /port-monitor/test answer the test answer and save nothing', async () => {
-    const http = await t.request('POST', '/http-monitor/test', { token: dev, json: { url: `${target.url}/down` } });
-    expect(http.body).toMatchObject({ ok: false, status: 'down', error: expect.any(String), details: { statusCode: 503 } });
+    const http = await t.request('POST', '/http-monitor/test', {
+      token: dev,
+      json: { url: `${target.url}/down` },
+    });
+    expect(http.body).toMatchObject({
+      ok: false,
+      status: 'down',
+      error: expect.any(String),
+      details: { statusCode: 503 },
+    });
     const port = Number(new URL(target.url).port);
-    const open = await t.request('POST', '/port-monitor/test', { token: dev, json: { host: '127.0.0.1', port } });
+    const open = await t.request('POST', '/port-monitor/test', {
+      token: dev,
+      json: { host: '127.0.0.1', port },
+    });
     expect(open.body).toMatchObject({ ok: true, status: 'up', details: { address: '127.0.0.1' } });
-    expect(t.server.ctx.db.first<{ n: number }>("SELECT COUNT(*) AS n FROM monitors WHERE kind IN ('http-monitor', 'port-monitor')")!.n).toBe(0);
+    expect(
+      t.server.ctx.db.first<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM monitors WHERE kind IN ('http-monitor', 'port-monitor')",
+      )!.n,
+    ).toBe(0);
   });
 });

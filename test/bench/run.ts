@@ -143,7 +143,8 @@ function targets(r: Map<string, Result>): string[] {
     ),
     line(
       'search p99 of two common words that never occur together ≤ 200 ms',
-      num('scale', (k) => k.startsWith('GET /message/search') && k.includes('two common words'), 1) ?? Number.NaN,
+      num('scale', (k) => k.startsWith('GET /message/search') && k.includes('two common words'), 1) ??
+        Number.NaN,
       (v) => v <= 200,
       ' ms',
     ),
