@@ -22,7 +22,10 @@ export function StatusPageForm({
   defaultAppid,
   onSaved,
   onCancel,
+  asPage,
 }: {
+  /** The form is the page (create): its heading is the page's h1. */
+  asPage?: boolean;
   page?: StatusPage;
   channels: Channel[];
   defaultAppid?: number | null;
@@ -64,7 +67,11 @@ export function StatusPageForm({
 
   return (
     <form className="card stack sp-form" onSubmit={submit} aria-labelledby={titleId}>
-      <h2 id={titleId}>{page ? `Edit “${page.title || page.slug}”` : 'New status page'}</h2>
+      {asPage ? (
+        <h1 id={titleId}>{page ? `Edit “${page.title || page.slug}”` : 'New status page'}</h1>
+      ) : (
+        <h2 id={titleId}>{page ? `Edit “${page.title || page.slug}”` : 'New status page'}</h2>
+      )}
       <div className="grid2">
         <Field label="Title">
           {(id) => (

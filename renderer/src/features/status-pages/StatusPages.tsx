@@ -119,8 +119,8 @@ function StatusPageDetail({
 
 /**
  * Status pages (docs/api.md "Status pages"): the list (`/status-pages`), one page (`?id=`: its public
- * address, a preview of its summary, its subscribers) and the create form (`?new=1`). A status signal of
- * any channel refreshes the preview (a service went down or came back).
+ * address, a preview of its summary, its subscribers) and the create form (`?new=1`, `&channel=` picks
+ * the channel). A status signal of any channel refreshes the preview (a service went down or came back).
  */
 export default function StatusPages() {
   const { search } = useLocation();
@@ -155,7 +155,9 @@ export default function StatusPages() {
         <Link to="/status-pages">← All status pages</Link>
         <ErrorText error={load.error} />
         <StatusPageForm
+          asPage
           channels={channels}
+          defaultAppid={Number(search.get('channel')) || null}
           onSaved={(p) => {
             void reload();
             navigate(`/status-pages${query({ id: p.id })}`);
