@@ -15,6 +15,7 @@ import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
 
@@ -52,6 +53,7 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   heartbeatsFeature,
   monitorsFeature,
+  statusPagesFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.

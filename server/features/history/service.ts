@@ -413,3 +413,121 @@ export function pageChecks(
     [kind, id, before > 0 ? before : Number.MAX_SAFE_INTEGER, limit],
   );
 }
+
+// -------------------------------------------------------------------------------------------------
+// Many sources at once (status pages)
+
+/** Whether the history module keeps uptime for sources of this kind (heartbeats and monitors do). */
+export function hasHistoryKind(ctx: AppContext, kind: string): boolean {
+  return state(ctx).kinds.has(kind);
+}
+
+export interface SourceUptime {
+  uptime90d: number | null;
+  days: { date: string; uptime: number | null; status: DayEntry['status'] }[];
+}
+
+export interface HistoryInterval {
+  kind: string;
+  source_id: number;
+  status: string;
+  class: UptimeClass;
+  start_at: number;
+  end_at: number | null;
+}
+
+export const historyKey = (kind: string, id: number) => `${kind}:${id}`;
+
+/**
+ * The 90-day uptime and day bars of many sources at `now` (the arithmetic of historySummary), with one
+ * query per table whatever the number of sources: the daily rows of the last 91 days, and every interval
+ * that ends inside the last 91 days or is open (returned too: status pages derive incidents from them).
+ */
+export function uptimeOfMany(
+  ctx: AppContext,
+  sources: readonly { kind: string; id: number }[],
+  now: number,
+): { uptime: Map<string, SourceUptime>; intervals: HistoryInterval[] } {
+  const uptime = new Map<string, SourceUptime>();
+  if (sources.length === 0) return { uptime, intervals: [] };
+  const today = dayOf(now);
+  const firstDay = today - (HISTORY_DAYS_SHOWN - 1);
+  const kinds = [...new Set(sources.map((s) => s.kind))];
+  const ids = [...new Set(sources.map((s) => s.id))];
+  const where = `kind IN (${kinds.map(() => '?').join(',')}) AND source_id IN (${ids.map(() => '?').join(',')})`;
+  const dayRows = ctx.db.all<{
+    kind: string;
+    source_id: number;
+    day: number;
+    up_ms: number;
+    down_ms: number;
+    maintenance_ms: number;
+  }>(
+    `SELECT kind, source_id, day, up_ms, down_ms, maintenance_ms FROM history_days
+     WHERE ${where} AND day BETWEEN ? AND ?`,
+    [...kinds, ...ids, firstDay - 1, today],
+  );
+  const intervals = ctx.db.all<HistoryInterval>(
+    `SELECT kind, source_id, status, class, start_at, end_at FROM history_intervals
+     WHERE ${where} AND (end_at IS NULL OR end_at > ?) ORDER BY start_at, id`,
+    [...kinds, ...ids, (firstDay - 1) * DAY_MS],
+  );
+  const days = new Map<string, Map<number, Totals>>();
+  for (const r of dayRows) {
+    const key = historyKey(r.kind, r.source_id);
+    let m = days.get(key);
+    if (!m) {
+      m = new Map();
+      days.set(key, m);
+    }
+    m.set(r.day, { up: r.up_ms, down: r.down_ms, maintenance: r.maintenance_ms });
+  }
+  const open = new Map<string, HistoryInterval>();
+  const closedBy = new Map<string, HistoryInterval[]>();
+  for (const iv of intervals) {
+    const key = historyKey(iv.kind, iv.source_id);
+    if (iv.end_at === null) open.set(key, iv);
+    else {
+      const list = closedBy.get(key) ?? [];
+      list.push(iv);
+      closedBy.set(key, list);
+    }
+  }
+  const start = now - HISTORY_DAYS_SHOWN * DAY_MS;
+  const startDay = dayOf(start);
+  const partialEnd = Math.min(now, (startDay + 1) * DAY_MS);
+  for (const s of sources) {
+    const key = historyKey(s.kind, s.id);
+    const byDay = days.get(key);
+    const o = open.get(key);
+    const openFrom = o ? Math.min(o.start_at, now) : now;
+    const openIn = (t: Totals, from: number, to: number) => {
+      if (o) addClass(t, o.class, Math.min(to, now) - Math.max(from, openFrom));
+    };
+    const t: Totals = { up: 0, down: 0, maintenance: 0 };
+    for (const iv of closedBy.get(key) ?? [])
+      if (iv.end_at! > start && iv.start_at < partialEnd)
+        addClass(t, iv.class, Math.min(iv.end_at!, partialEnd) - Math.max(iv.start_at, start));
+    for (let day = startDay + 1; day <= today; day++) {
+      const r = byDay?.get(day);
+      if (r) {
+        t.up += r.up;
+        t.down += r.down;
+      }
+    }
+    openIn(t, start, now);
+    const bars: SourceUptime['days'] = [];
+    for (let day = firstDay; day <= today; day++) {
+      const r = byDay?.get(day);
+      const d: Totals = { up: r?.up ?? 0, down: r?.down ?? 0, maintenance: r?.maintenance ?? 0 };
+      openIn(d, day * DAY_MS, (day + 1) * DAY_MS);
+      bars.push({
+        date: new Date(day * DAY_MS).toISOString().slice(0, 10),
+        uptime: uptimePercent(d.up, d.down),
+        status: d.down > 0 ? 'down' : d.up > 0 ? 'up' : d.maintenance > 0 ? 'maintenance' : 'none',
+      });
+    }
+    uptime.set(key, { uptime90d: uptimePercent(t.up, t.down), days: bars });
+  }
+  return { uptime, intervals };
+}
