@@ -305,3 +305,187 @@ describe('status page records', () => {
     expect((await t.request('GET', `/status/${page.slug}/summary`)).status).toBe(404);
   });
 });
+
+describe('GET /status/{slug}/summary and the HTML page', () => {
+  /** P (the page's channel) with a child C; services on both, plus things that must not show. */
+  async function furnished() {
+    const p = await makeChannel(t, dev, { name: 'public parent' });
+    const c = await makeChannel(t, dev, { name: 'public child', parentId: p.id });
+    const elsewhere = await makeChannel(t, dev);
+    const page = await createPage({ appid: p.id, title: 'Acme', description: 'Acme services' });
+    const api = await heartbeat(p.id, 'API');
+    const backups = await heartbeat(c.id, 'Backups');
+    await heartbeat(p.id, 'Paused job', { paused: true });
+    await heartbeat(elsewhere.id, 'Not on the page');
+    fake.set('web-ok', { ok: true });
+    const web = await t.request('POST', '/fake-monitor', {
+      token: dev,
+      json: { appid: c.id, name: 'Web', target: 'web-ok', intervalSec: 3600 },
+    });
+    expect(web.status).toBe(200);
+    return { p, c, page, api, backups, web: web.body as { id: number } };
+  }
+
+  it('answers services, uptimes, bars, incidents and overall from the real transitions', async () => {
+    const { page, api, backups } = await furnished();
+    const summary = () => t.request('GET', `/status/${page.slug}/summary`);
+    // The heartbeats are new (pending); the monitor's first check ran on create; no time has passed.
+    let res = await summary();
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.body.overall).toBe('operational');
+    expect(res.body.overallUptime90d).toBeNull();
+    expect(res.body.services.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
+      ['API', 'pending'],
+      ['Backups', 'pending'],
+      ['Web', 'up'],
+    ]);
+
+    await advance(HOUR);
+    expect((await pingHb(api.token)).status).toBe(200);
+    expect((await pingHb(backups.token)).status).toBe(200);
+    await advance(2 * DAY);
+    const backupsDown = t.clock.now();
+    await pingHb(backups.token, '/fail');
+    await advance(30 * 60 * SEC);
+    const backupsUp = t.clock.now();
+    await pingHb(backups.token);
+    await advance(HOUR);
+    const apiDown = t.clock.now();
+    await pingHb(api.token, '/fail');
+    await advance(10 * 60 * SEC);
+
+    res = await summary();
+    expect(res.status).toBe(200);
+    // API: 49.5 h up, 10 min down; Backups: 48 h + 70 min up, 30 min down; Web: up only.
+    const apiUptime = Math.floor((178_200 * 100_000) / 178_800) / 1000;
+    const backupsUptime = Math.floor((2_950 * 100_000) / 2_980) / 1000;
+    expect([apiUptime, backupsUptime]).toEqual([99.664, 98.993]);
+    const { services, ...rest } = res.body;
+    expect(rest).toEqual({
+      slug: page.slug,
+      title: 'Acme',
+      description: 'Acme services',
+      lang: 'en',
+      generatedAt: iso(t.clock.now()),
+      brandingHidden: false,
+      overall: 'degraded',
+      overallUptime90d: Math.floor((99_664 + 98_993 + 100_000) / 3) / 1000,
+      incidents: [
+        { title: 'API is down', status: 'open', startedAt: iso(apiDown) },
+        {
+          title: 'Backups is down',
+          status: 'resolved',
+          startedAt: iso(backupsDown),
+          resolvedAt: iso(backupsUp),
+        },
+      ],
+      maintenance: [],
+    });
+    expect(services.map((s: any) => [s.name, s.status, s.uptime90d, s.days.length])).toEqual([
+      ['API', 'down', 99.664, 90],
+      ['Backups', 'up', 98.993, 90],
+      ['Web', 'up', 100, 90],
+    ]);
+    const today = iso(t.clock.now()).slice(0, 10);
+    const backupsDay = services[1].days.find(
+      (d: { date: string }) => d.date === iso(backupsDown).slice(0, 10),
+    );
+    expect(services[1].days[89].date).toBe(today);
+    expect(backupsDay.status).toBe('down');
+    expect(backupsDay.uptime).toBeLessThan(100);
+    expect(Object.keys(backupsDay).sort()).toEqual(['date', 'status', 'uptime']);
+    // Days before the first ping have no data.
+    expect(services[0].days[0]).toEqual({ date: expect.any(String), uptime: null, status: 'none' });
+
+    // Every judged service down: outage.
+    await pingHb(backups.token, '/fail');
+    fake.set('web-ok', { ok: false, error: 'refused' });
+    await advance(HOUR);
+    res = await summary();
+    expect(res.body.services.map((s: { status: string }) => s.status)).toEqual(['down', 'down', 'down']);
+    expect(res.body.overall).toBe('outage');
+    expect(res.body.incidents.map((i: { title: string; status: string }) => [i.title, i.status])).toEqual([
+      ['Web is down', 'open'],
+      ['Backups is down', 'open'],
+      ['API is down', 'open'],
+      ['Backups is down', 'resolved'],
+    ]);
+    fake.set('web-ok', { ok: true });
+  });
+
+  it('answers 404 for an unknown or disabled slug: JSON for the summary, an HTML page for the page', async () => {
+    const page = await createPage({ appid: (await makeChannel(t, dev)).id, enabled: false });
+    for (const s of [page.slug, 'no-such-page']) {
+      const res = await t.request('GET', `/status/${s}/summary`);
+      expect([res.status, res.body]).toEqual([404, err(404, 'status page not found')]);
+      const html = await t.request('GET', `/status/${s}`);
+      expect(html.status).toBe(404);
+      expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(html.text).toContain('<h1>Status page not found</h1>');
+    }
+    await t.request('PUT', `/status-page/${page.id}`, { token: dev, json: { enabled: true } });
+    expect((await t.request('GET', `/status/${page.slug}`)).status).toBe(200);
+  });
+
+  it('renders one section per service with 90 bars, the banner, incidents and the subscribe form, escaped', async () => {
+    const p = await makeChannel(t, dev);
+    const page = await createPage({
+      appid: p.id,
+      title: '<b>Acme & "Co"</b>',
+      description: "<img src=x onerror='x'>",
+    });
+    const hb = await heartbeat(p.id, '<script>alert(1)</script>');
+    await heartbeat(p.id, 'Second');
+    await pingHb(hb.token);
+    await advance(HOUR);
+    await pingHb(hb.token, '/fail');
+    await advance(60 * SEC);
+    const res = await t.request('GET', `/status/${page.slug}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = res.text;
+    expect(html).toMatch(/^<!doctype html><html lang="en">/);
+    expect(html).toContain('<meta http-equiv="refresh" content="60">');
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(html).toContain('@media (prefers-color-scheme:dark)');
+    // The only judged service is down (the other is pending): a major outage.
+    expect(html).toContain('<body data-overall="outage">');
+    expect(html).toContain('Major outage');
+    expect(html).not.toMatch(/<script|<img|onerror='/i);
+    expect(html).toContain('<h1>&lt;b&gt;Acme &amp; &quot;Co&quot;&lt;/b&gt;</h1>');
+    expect(html).toContain('&lt;img src=x onerror=&#39;x&#39;&gt;');
+    const sections = html.match(/<section data-status="[a-z]+">.*?<\/section>/g)!;
+    expect(sections.map((s) => /data-status="([a-z]+)"/.exec(s)![1])).toEqual(['down', 'pending']);
+    expect(sections[0]).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    for (const s of sections)
+      expect(s.match(/<li class="[a-z]+" title="\d{4}-\d{2}-\d{2}: [^"]+"><\/li>/g)).toHaveLength(90);
+    const today = iso(t.clock.now()).slice(0, 10);
+    expect(sections[0]).toMatch(new RegExp(`<li class="down" title="${today}: \\d+(\\.\\d+)?%"></li></ol>`));
+    expect(html).toContain('<strong>&lt;script&gt;alert(1)&lt;/script&gt; is down</strong>');
+    expect(html).toMatch(
+      new RegExp(
+        `<form method="post" action="/status/${page.slug}/subscribe" enctype="application/x-www-form-urlencoded">`,
+      ),
+    );
+    expect(html).toContain('<input id="email" type="email" name="email"');
+    expect(html).toContain('<footer>Powered by Belfry</footer>');
+  });
+
+  it('renders the Russian texts for lang ru and the banner of each overall state', async () => {
+    const p = await makeChannel(t, dev);
+    const page = await createPage({ appid: p.id, lang: 'ru', title: 'Статус' });
+    let html = (await t.request('GET', `/status/${page.slug}`)).text;
+    expect(html).toMatch(/^<!doctype html><html lang="ru">/);
+    expect(html).toContain('<body data-overall="operational">');
+    expect(html).toContain('Все системы работают');
+    const hb = await heartbeat(p.id, 'Сервис');
+    await pingHb(hb.token, '/fail');
+    html = (await t.request('GET', `/status/${page.slug}`)).text;
+    expect(html).toContain('<body data-overall="outage">');
+    expect(html).toContain('Серьёзный сбой');
+    expect(html).toContain('Подписаться');
+    await heartbeat(p.id, 'Второй').then((h) => pingHb(h.token));
+    html = (await t.request('GET', `/status/${page.slug}`)).text;
+    expect(html).toContain('Частичный сбой');
+  });
+});
