@@ -64,9 +64,18 @@ const pingHb = (token: string, suffix = '') => t.request('GET', `/heartbeat/ping
 /** Mail bodies decoded enough to read (quoted-printable soft breaks joined). */
 function mails() {
   return smtp.mails.map((m) => {
-    const data = m.data.replace(/=\r\n/g, '').replace(/=3D/g, '=');
+    const [head = '', ...rest] = m.data.split('\r\n\r\n');
+    // Folded header lines unfolded, quoted-printable soft breaks joined.
+    const data = `${head.replace(/\r\n[ \t]+/g, ' ')}\r\n\r\n${rest.join('\r\n\r\n')}`
+      .replace(/=\r\n/g, '')
+      .replace(/=3D/g, '=');
     const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(data)?.[1];
-    return { to: m.to.join(' '), subject: header('Subject') ?? '', data, unsub: header('List-Unsubscribe') };
+    return {
+      to: m.to.join(' '),
+      subject: header('Subject') ?? '',
+      data,
+      unsub: header('List-Unsubscribe')?.trim(),
+    };
   });
 }
 const subjects = () => mails().map((m) => m.subject);
@@ -487,5 +496,210 @@ describe('GET /status/{slug}/summary and the HTML page', () => {
     await heartbeat(p.id, 'Второй').then((h) => pingHb(h.token));
     html = (await t.request('GET', `/status/${page.slug}`)).text;
     expect(html).toContain('Частичный сбой');
+  });
+});
+
+describe('subscriptions and incident mails', () => {
+  async function subscribed(title: string) {
+    const p = await makeChannel(t, dev);
+    const page = await createPage({ appid: p.id, title });
+    return { p, page };
+  }
+  const sub = (s: string, email: unknown, headers: Record<string, string> = {}) =>
+    t.request('POST', `/status/${s}/subscribe`, { json: { email }, headers });
+  const mailsTo = (to: string) => mails().filter((m) => m.to.includes(to));
+
+  it('POST /status/{slug}/subscribe answers {ok: true} and mails a confirmation link; verify confirms it', async () => {
+    const { page } = await subscribed('Verify');
+    const res = await sub(page.slug, 'Reader@Example.com');
+    expect([res.status, res.body]).toEqual([200, { ok: true }]);
+    await expect.poll(() => mailsTo('reader@example.com').length).toBe(1);
+    const mail = mailsTo('reader@example.com')[0]!;
+    expect(mail.subject).toBe('[Verify] Confirm your subscription');
+    const list = await t.request('GET', `/status-page/${page.id}/subscribers`, { token: dev });
+    expect(list.body).toEqual([
+      {
+        id: expect.any(Number),
+        email: 'reader@example.com',
+        confirmed: false,
+        createdAt: iso(t.clock.now()),
+      },
+    ]);
+    const verify = await t.request('GET', linkIn(mail.data, '/status-subscribe/verify'));
+    expect(verify.status).toBe(200);
+    expect(verify.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(verify.text).toContain('<h1>Subscription confirmed</h1>');
+    const again = await t.request('GET', linkIn(mail.data, '/status-subscribe/verify'), {
+      headers: { Accept: 'application/json' },
+    });
+    expect(again.body).toEqual({ ok: true });
+    expect(
+      (await t.request('GET', `/status-page/${page.id}/subscribers`, { token: dev })).body[0].confirmed,
+    ).toBe(true);
+    // Already confirmed: the same answer, no mail.
+    expect((await sub(page.slug, 'reader@example.com')).body).toEqual({ ok: true });
+    await advance(SEC);
+    expect(mailsTo('reader@example.com')).toHaveLength(1);
+  });
+
+  it('POST /status/{slug}/subscribe answers 400 for a bad address and 404 for an unknown page', async () => {
+    const { page } = await subscribed('Bad');
+    for (const email of ['not-an-address', '', 42, undefined]) {
+      const res = await sub(page.slug, email);
+      expect([email, res.status, res.body]).toEqual([email, 400, err(400, 'email: not a valid address')]);
+    }
+    expect((await sub('no-such-page', 'a@example.com')).body).toEqual(err(404, 'status page not found'));
+  });
+
+  it('the subscribe form posts urlencoded and answers HTML pages', async () => {
+    const { page } = await subscribed('Form');
+    const res = await t.request('POST', `/status/${page.slug}/subscribe`, {
+      form: { email: 'form@example.com' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).toContain('<h1>Check your mail</h1>');
+    await expect.poll(() => mailsTo('form@example.com').length).toBe(1);
+    const bad = await t.request('POST', `/status/${page.slug}/subscribe`, { form: { email: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('email: not a valid address');
+  });
+
+  it('sends at most 5 confirmation mails per address an hour, answering the same', async () => {
+    const { page } = await subscribed('Limit');
+    for (let i = 0; i < 7; i++)
+      expect((await sub(page.slug, 'flood@example.com')).body).toEqual({ ok: true });
+    await expect.poll(() => mailsTo('flood@example.com').length).toBe(5);
+    await advance(SEC);
+    expect(mailsTo('flood@example.com')).toHaveLength(5);
+    await advance(HOUR);
+    await sub(page.slug, 'flood@example.com');
+    await expect.poll(() => mailsTo('flood@example.com').length).toBe(6);
+  });
+
+  it('verify and unsub answer 400 for a bad or expired link (HTML, or the error body for JSON)', async () => {
+    for (const path of ['/status-subscribe/verify', '/status-subscribe/unsub'])
+      for (const q of ['', '?token=garbage', '?token=eyJzIjoxfQ.bad']) {
+        const html = await t.request('GET', path + q);
+        expect([path + q, html.status]).toEqual([path + q, 400]);
+        expect(html.text).toContain('This link does not work');
+        const json = await t.request('GET', path + q, { headers: { Accept: 'application/json' } });
+        expect(json.body).toEqual(err(400, 'token: invalid or expired link'));
+      }
+    const { page } = await subscribed('Expiry');
+    await sub(page.slug, 'late@example.com');
+    await expect.poll(() => mailsTo('late@example.com').length).toBe(1);
+    await advance(7 * DAY + SEC);
+    const res = await t.request(
+      'GET',
+      linkIn(mailsTo('late@example.com')[0]!.data, '/status-subscribe/verify'),
+      {
+        headers: { Accept: 'application/json' },
+      },
+    );
+    expect(res.body).toEqual(err(400, 'token: invalid or expired link'));
+  });
+
+  it('mails confirmed subscribers once per incident start and resolution, with List-Unsubscribe', async () => {
+    const { p, page } = await subscribed('Acme');
+    const child = await makeChannel(t, dev, { parentId: p.id });
+    const hb = await heartbeat(child.id, 'Backups');
+    await pingHb(hb.token);
+    await sub(page.slug, 'fan@example.com');
+    await sub(page.slug, 'unconfirmed@example.com');
+    await expect.poll(() => mailsTo('fan@example.com').length).toBe(1);
+    await t.request('GET', linkIn(mailsTo('fan@example.com')[0]!.data, '/status-subscribe/verify'));
+    await advance(HOUR);
+    await pingHb(hb.token, '/fail');
+    await pingHb(hb.token, '/fail'); // still down: no second incident
+    await advance(30 * 60 * SEC + 5 * SEC);
+    await pingHb(hb.token);
+    await expect.poll(() => mailsTo('fan@example.com').length).toBe(3);
+    await advance(SEC);
+    const [, down, up] = mailsTo('fan@example.com');
+    expect(down!.subject).toBe('[Acme] Backups is down');
+    expect(up!.subject).toBe('[Acme] Backups recovered after 30m 5s');
+    for (const m of [down!, up!]) {
+      expect(m.data).toContain(`Status page: ${t.url}/status/${page.slug}`);
+      const unsub = linkIn(m.data, '/status-subscribe/unsub');
+      expect(m.unsub).toBe(`<${t.url}${unsub}>`);
+    }
+    expect(mailsTo('unconfirmed@example.com')).toHaveLength(1);
+
+    // The List-Unsubscribe link ends the subscription (and may be opened again).
+    const unsub = linkIn(down!.data, '/status-subscribe/unsub');
+    for (let i = 0; i < 2; i++) {
+      const res = await t.request('GET', unsub);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('<h1>Unsubscribed</h1>');
+    }
+    expect(
+      (await t.request('GET', `/status-page/${page.id}/subscribers`, { token: dev })).body.map(
+        (s: { email: string }) => s.email,
+      ),
+    ).toEqual(['unconfirmed@example.com']);
+    await pingHb(hb.token, '/fail');
+    await advance(SEC);
+    expect(mailsTo('fan@example.com')).toHaveLength(3);
+    await pingHb(hb.token);
+  });
+
+  it('a monitor going down mails once, not again when it comes back down after an unknown gap', async () => {
+    const { p, page } = await subscribed('Mon');
+    fake.set('flaky', { ok: true });
+    const m = await t.request('POST', '/fake-monitor', {
+      token: dev,
+      json: { appid: p.id, name: 'Site', target: 'flaky', intervalSec: 60 },
+    });
+    expect(m.status).toBe(200);
+    await sub(page.slug, 'mon@example.com');
+    await expect.poll(() => mailsTo('mon@example.com').length).toBe(1);
+    await t.request('GET', linkIn(mailsTo('mon@example.com')[0]!.data, '/status-subscribe/verify'));
+    fake.set('flaky', { ok: false, error: 'refused' });
+    await advance(60 * SEC);
+    await expect.poll(() => mailsTo('mon@example.com').length).toBe(2);
+    expect(mailsTo('mon@example.com')[1]!.subject).toBe('[Mon] Site is down');
+    // The host sleeps: the monitor is unknown until its next check finds it still down.
+    t.clock.advance(5 * SEC);
+    const from = t.clock.now();
+    t.clock.advance(10 * 60 * SEC);
+    t.server.ctx.bus.emit('clock:gap', { from, to: t.clock.now(), reason: 'sleep' });
+    expect((await t.request('GET', `/fake-monitor/${m.body.id}`, { token: dev })).body.status).toBe(
+      'unknown',
+    );
+    await advance(60 * SEC);
+    expect((await t.request('GET', `/fake-monitor/${m.body.id}`, { token: dev })).body.status).toBe('down');
+    const summary = await t.request('GET', `/status/${page.slug}/summary`);
+    expect(summary.body.incidents.map((i: { status: string }) => i.status)).toEqual(['open']);
+    fake.set('flaky', { ok: true });
+    await advance(60 * SEC);
+    await expect.poll(() => mailsTo('mon@example.com').length).toBe(3);
+    expect(mailsTo('mon@example.com').map((x) => x.subject)).toEqual([
+      '[Mon] Confirm your subscription',
+      '[Mon] Site is down',
+      '[Mon] Site recovered after 12m 5s',
+    ]);
+    await t.request('DELETE', `/fake-monitor/${m.body.id}`, { token: dev });
+  });
+
+  it("DELETE /status-page/{id}/subscribers/{sid} removes a subscriber; another page's subscriber is 404", async () => {
+    const a = await subscribed('A');
+    const b = await subscribed('B');
+    await sub(a.page.slug, 'one@example.com');
+    await sub(b.page.slug, 'two@example.com');
+    const [one] = (await t.request('GET', `/status-page/${a.page.id}/subscribers`, { token: dev })).body;
+    const [two] = (await t.request('GET', `/status-page/${b.page.id}/subscribers`, { token: dev })).body;
+    const wrong = await t.request('DELETE', `/status-page/${a.page.id}/subscribers/${two.id}`, {
+      token: dev,
+    });
+    expect([wrong.status, wrong.body]).toEqual([404, err(404, 'subscriber not found')]);
+    const res = await t.request('DELETE', `/status-page/${a.page.id}/subscribers/${one.id}`, { token: dev });
+    expect(res.body).toEqual({});
+    expect((await t.request('GET', `/status-page/${a.page.id}/subscribers`, { token: dev })).body).toEqual(
+      [],
+    );
+    expect(
+      (await t.request('GET', `/status-page/${b.page.id}/subscribers`, { token: dev })).body,
+    ).toHaveLength(1);
   });
 });
