@@ -86,6 +86,23 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'monitor',
   );
+  const statusPage: { id: number; slug: string } = ok(
+    await t.request('POST', '/status-page', {
+      token: aDevice.token,
+      json: { appid: parent.id, slug: 'zqa-status', title: 'zqa status' },
+    }),
+    'status page',
+  );
+  ok(
+    await t.request('POST', `/status/${statusPage.slug}/subscribe`, {
+      json: { email: 'zqa-reader@example.com' },
+    }),
+    'subscriber',
+  );
+  const subscriberId = t.server.ctx.db.first<{ id: number }>(
+    'SELECT id FROM status_subscribers WHERE page_id = ?',
+    [statusPage.id],
+  )!.id;
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
@@ -100,6 +117,8 @@ it("no route lets a user read, change or delete another user's resources", async
     token.id,
     heartbeat.id,
     monitor.id,
+    statusPage.id,
+    subscriberId,
     m1.id,
     m2.id,
   ];
@@ -223,4 +242,14 @@ it("no route lets a user read, change or delete another user's resources", async
     'a monitors',
   );
   expect(monitors.map((m) => [m.id, m.name, m.paused])).toEqual([[monitor.id, 'zqa monitor', false]]);
+  const pages: { id: number; title: string; enabled: boolean }[] = ok(
+    await t.request('GET', '/status-page', { token: aDevice.token }),
+    'a status pages',
+  );
+  expect(pages.map((p) => [p.id, p.title, p.enabled])).toEqual([[statusPage.id, 'zqa status', true]]);
+  const subscribers: { id: number }[] = ok(
+    await t.request('GET', `/status-page/${statusPage.id}/subscribers`, { token: aDevice.token }),
+    'a subscribers',
+  );
+  expect(subscribers.map((x) => x.id)).toEqual([subscriberId]);
 }, 120_000);

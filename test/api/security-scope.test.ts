@@ -276,13 +276,31 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     }),
     'monitor',
   );
+  const statusPage = ok(
+    await t.request('POST', '/status-page', {
+      token: device.token,
+      json: { appid: channel.id, slug: `${mark}-status`, title: `${mark} status` },
+    }),
+    'status page',
+  );
   const m1 = await sendMessage(t, channel.token, { message: `${mark} first` });
   const m2 = await sendMessage(t, child.token, { message: `${mark} second` });
   return {
     channel,
     child,
     key,
-    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id, primaryKeyId, monitor.id],
+    ids: [
+      channel.id,
+      child.id,
+      key.id,
+      hook.id,
+      share.id,
+      m1.id,
+      m2.id,
+      primaryKeyId,
+      monitor.id,
+      statusPage.id,
+    ],
   };
 }
 
@@ -332,6 +350,7 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
     channel_reads: byChannel('channel_reads'),
     device_mutes: byChannel('device_mutes'),
     monitors: byChannel('monitors'),
+    status_pages: byChannel('status_pages'),
     message_reads: db.all(
       `SELECT * FROM message_reads WHERE message_id IN (SELECT id FROM messages WHERE channel_id IN (${list}))`,
     ),
