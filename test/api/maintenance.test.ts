@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../server/lib/clock';
 import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
+import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 
 let t: TestServer;
+let fake: FakeKind;
 let dev: string;
 let otherDev: string;
 
@@ -12,7 +15,8 @@ const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  t = await startTestServer();
+  fake = fakeMonitorKind('fake-monitor');
+  t = await startTestServer({ extraFeatures: [fake.feature] });
   dev = (await deviceToken(t)).token;
   otherDev = (await deviceToken(t, makeUser(t, { plan: 'business' }))).token;
 });
@@ -233,5 +237,187 @@ describe('maintenance window records', () => {
     );
     await del(r3.body.id);
     await del(wide.id);
+  });
+});
+
+function messagesOf(appid: number) {
+  return t.server.ctx.db
+    .all<{ title: string; message: string; date: number; extras: string | null }>(
+      'SELECT title, message, date, extras FROM messages WHERE channel_id = ? ORDER BY id',
+      [appid],
+    )
+    .map((m) => ({ ...m, extras: m.extras === null ? null : JSON.parse(m.extras) }));
+}
+
+let targets = 0;
+function target(ok = true, error?: string) {
+  const name = `t${++targets}`;
+  fake.set(name, { ok, ...(error ? { error } : {}) });
+  return name;
+}
+
+async function monitor(appid: number, name: string, extra: Record<string, unknown> = {}) {
+  const res = await t.request('POST', '/fake-monitor', {
+    token: dev,
+    json: { appid, name: 'api', target: name, intervalSec: 60, ...extra },
+  });
+  if (res.status !== 200) throw new Error(`monitor: ${res.status} ${res.text}`);
+  await t.server.scheduler.tick();
+  return res.body as Record<string, any> & { id: number };
+}
+
+async function heartbeat(appid: number, body: Record<string, unknown> = {}) {
+  const res = await t.request('POST', '/heartbeat', {
+    token: dev,
+    json: { appid, name: 'backup', intervalSec: 3600, graceSec: 60, ...body },
+  });
+  if (res.status !== 200) throw new Error(`heartbeat: ${res.status} ${res.text}`);
+  return res.body as Record<string, any> & { id: number; token: string };
+}
+
+const get = async (path: string) => (await t.request('GET', path, { token: dev })).body;
+
+describe('while a window is active', () => {
+  it('a monitor and a heartbeat take status maintenance, keep checking and pinging, send nothing, and come back at the end', async () => {
+    const c = await makeChannel(t, dev);
+    const name = target(true);
+    const m = await monitor(c.id, name);
+    const h = await heartbeat(c.id);
+    await t.request('POST', `/heartbeat/ping/${h.token}`);
+    const t0 = t.clock.now();
+    const w = await createWindow({ channelIds: [c.id], schedule: once(10 * MIN, HOUR) });
+    const start = t0 + 10 * MIN;
+    const end = start + HOUR;
+    expect((await get(`/fake-monitor/${m.id}`)).status).toBe('up');
+
+    await advanceTo(start);
+    expect(await get(`/maintenance-window/${w.id}`)).toMatchObject({
+      active: true,
+      nextStart: iso(start),
+      nextEnd: iso(end),
+    });
+    expect(await get(`/fake-monitor/${m.id}`)).toMatchObject({
+      status: 'maintenance',
+      statusSince: iso(start),
+    });
+    expect(await get(`/heartbeat/${h.id}`)).toMatchObject({ status: 'maintenance', statusSince: iso(start) });
+    const app = (await get('/application')).find((a: { id: number }) => a.id === c.id);
+    expect(app).toMatchObject({ hbTotal: 1, hbAlerting: 0, hbStatus: 'ok' });
+
+    // The target fails for the whole window: checks run and are logged, the monitor stays in maintenance.
+    fake.set(name, { ok: false, error: 'boom' });
+    for (let i = 0; i < 3; i++) await advance(MIN);
+    expect(await get(`/fake-monitor/${m.id}`)).toMatchObject({ status: 'maintenance', lastError: 'boom' });
+    const log = await get(`/monitor-history/fake-monitor/${m.id}/log`);
+    expect(log.checks.slice(0, 3).map((x: { ok: boolean; status: string }) => [x.ok, x.status])).toEqual([
+      [false, 'maintenance'],
+      [false, 'maintenance'],
+      [false, 'maintenance'],
+    ]);
+    // The heartbeat's deadline (t0 + 61 min) passes inside the window: no alert.
+    await advanceTo(end - MIN);
+    expect((await get(`/heartbeat/${h.id}`)).status).toBe('maintenance');
+    const pingRes = await t.request('POST', `/heartbeat/ping/${h.token}/log`);
+    expect(pingRes.body).toEqual({ ok: true, status: 'maintenance' });
+    expect(messagesOf(c.id)).toEqual([]);
+
+    fake.set(name, { ok: true });
+    await advanceTo(end);
+    expect(await get(`/maintenance-window/${w.id}`)).toMatchObject({ active: false, nextStart: null });
+    expect(await get(`/fake-monitor/${m.id}`)).toMatchObject({ status: 'up', statusSince: iso(end) });
+    // A deadline that passed in the window moves to end + period + grace.
+    expect(await get(`/heartbeat/${h.id}`)).toMatchObject({
+      status: 'up',
+      expectedAt: iso(end + HOUR),
+      deadlineAt: iso(end + HOUR + MIN),
+    });
+    expect(messagesOf(c.id)).toEqual([]);
+    // The window's time is not counted as down although every check in it failed.
+    const history = await get(`/monitor-history/fake-monitor/${m.id}`);
+    expect(history.uptime['24h']).toBe(100);
+    expect(history.days.at(-1)).toMatchObject({ status: 'up', downSec: 0 });
+  });
+
+  it('uptime leaves the window out; a monitor alerted down before it recovers after it', async () => {
+    const c = await makeChannel(t, dev);
+    const name = target(false, 'refused');
+    const m = await monitor(c.id, name);
+    expect(messagesOf(c.id).map((x) => x.title)).toEqual(['api is down']);
+    const t0 = t.clock.now();
+    await createWindow({ channelIds: [c.id], schedule: once(10 * MIN, HOUR) });
+    await advanceTo(t0 + 10 * MIN);
+    expect((await get(`/fake-monitor/${m.id}`)).status).toBe('maintenance');
+    fake.set(name, { ok: true });
+    await advance(30 * MIN);
+    expect(messagesOf(c.id)).toHaveLength(1);
+    await advanceTo(t0 + 70 * MIN);
+    expect((await get(`/fake-monitor/${m.id}`)).status).toBe('up');
+    expect(messagesOf(c.id).map((x) => [x.title, x.extras['service::silent']])).toEqual([
+      ['api is down', undefined],
+      ['api is up again', undefined],
+    ]);
+    await advance(10 * MIN);
+    // 10 min up, 10 min down; the hour of maintenance counts as neither.
+    expect((await get(`/monitor-history/fake-monitor/${m.id}`)).uptime['24h']).toBe(50);
+  });
+
+  it('a monitor still down at the end gets its down message then; a heartbeat failed in the window its fail message', async () => {
+    const c = await makeChannel(t, dev);
+    const name = target(true);
+    const m = await monitor(c.id, name);
+    const h = await heartbeat(c.id);
+    await t.request('POST', `/heartbeat/ping/${h.token}`);
+    const t0 = t.clock.now();
+    await createWindow({ channelIds: [c.id], schedule: once(5 * MIN, 30 * MIN) });
+    await advanceTo(t0 + 5 * MIN);
+    fake.set(name, { ok: false, error: 'refused' });
+    const failed = await t.request('POST', `/heartbeat/ping/${h.token}/fail`, {
+      json: { fail_reason: 'disk full' },
+    });
+    expect(failed.body).toEqual({ ok: true, status: 'maintenance' });
+    await advance(10 * MIN);
+    expect(messagesOf(c.id)).toEqual([]);
+    const end = t0 + 35 * MIN;
+    await advanceTo(end);
+    expect(await get(`/fake-monitor/${m.id}`)).toMatchObject({ status: 'down', statusSince: iso(end) });
+    expect(await get(`/heartbeat/${h.id}`)).toMatchObject({ status: 'down', lastFailReason: 'disk full' });
+    expect(
+      messagesOf(c.id)
+        .map((x) => [x.title, x.message, x.date])
+        .sort(),
+    ).toEqual(
+      [
+        ['api is down', 'fake://' + name + ': refused', end],
+        ['backup failed', 'disk full', end],
+      ].sort(),
+    );
+  });
+
+  it("messages into a covered channel (and its subtree) carry service::silent, keeping the sender's extras; others do not", async () => {
+    const parent = await makeChannel(t, dev);
+    const child = await makeChannel(t, dev, { parentId: parent.id });
+    const outside = await makeChannel(t, dev);
+    const t0 = t.clock.now();
+    await createWindow({ channelIds: [parent.id], includeSubtree: true, schedule: once(MIN, 10 * MIN) });
+    const send = (token: string, extras?: Record<string, unknown>) =>
+      t.request('POST', '/message', { token, json: { message: 'hi', ...(extras ? { extras } : {}) } });
+    expect(
+      (await send(child.token, { 'client::display': { contentType: 'text/plain' } })).body.extras,
+    ).toEqual({
+      'client::display': { contentType: 'text/plain' },
+    });
+    await advanceTo(t0 + MIN);
+    const inWindow = await send(child.token, { 'client::display': { contentType: 'text/plain' } });
+    expect(inWindow.status).toBe(200);
+    expect(inWindow.body.extras).toEqual({
+      'client::display': { contentType: 'text/plain' },
+      'service::silent': true,
+    });
+    expect((await send(parent.token)).body.extras).toEqual({ 'service::silent': true });
+    expect((await send(outside.token)).body.extras).toBeUndefined();
+    const stored = await t.request('GET', `/application/${child.id}/message`, { token: dev });
+    expect(stored.body.messages[0].extras).toEqual(inWindow.body.extras);
+    await advanceTo(t0 + 11 * MIN);
+    expect((await send(parent.token)).body.extras).toBeUndefined();
   });
 });

@@ -17,8 +17,8 @@ CREATE INDEX maintenance_windows_by_user ON maintenance_windows(user_id);
 
 -- Heartbeats gain the stored status `maintenance` (§1.4). While a window covers one, maint_status is the
 -- status the state machine would have (new, up, late, down: pings still move it, silently) and
--- maint_from the status it had when the window began; the window's end recomputes the heartbeat from
--- them. SQLite cannot change a CHECK constraint in place: the table is rebuilt with the same rows, ids
+-- maint_from / maint_since the status it had when the window began and since when; the window's end
+-- recomputes the heartbeat from them. SQLite cannot change a CHECK constraint in place: the table is rebuilt with the same rows, ids
 -- and AUTOINCREMENT sequence (the history trigger is dropped first so the drop deletes no history).
 DROP TRIGGER heartbeats_forget_history;
 CREATE TABLE heartbeats_new (
@@ -47,7 +47,8 @@ CREATE TABLE heartbeats_new (
   last_duration_ms INTEGER,
   created_at INTEGER NOT NULL,
   maint_status TEXT,
-  maint_from TEXT
+  maint_from TEXT,
+  maint_since INTEGER
 );
 INSERT INTO heartbeats_new (id, user_id, channel_id, name, interval_sec, schedule, timezone, grace_sec,
   alert_message, manual_resume, priority, status, status_since, token_digest, token_hint, last_ping_at,

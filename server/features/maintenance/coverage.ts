@@ -58,6 +58,8 @@ interface State {
   families: MaintainedFamily[];
   /** Active windows as last applied to the sources (null before the first sync of this server). */
   applied: Map<number, Covered> | null;
+  /** The next start or end after the last sync: when the DueSource is due again. */
+  appliedUntil: number | null;
 }
 
 const states = new WeakMap<AppContext, State>();
@@ -65,7 +67,7 @@ const states = new WeakMap<AppContext, State>();
 function stateOf(ctx: AppContext): State {
   let s = states.get(ctx);
   if (!s) {
-    s = { view: null, families: [], applied: null };
+    s = { view: null, families: [], applied: null, appliedUntil: null };
     states.set(ctx, s);
   }
   return s;
@@ -200,6 +202,7 @@ export function windowsChanged(ctx: AppContext): void {
   s.view = null;
   s.applied = s.applied ?? new Map();
   applyCoverage(ctx);
+  if (s.appliedUntil !== null) ctx.due.poke(s.appliedUntil);
 }
 
 /**
@@ -208,8 +211,7 @@ export function windowsChanged(ctx: AppContext): void {
  */
 export function maintenanceNextDue(ctx: AppContext): number | null {
   const s = stateOf(ctx);
-  if (s.applied === null) return 0;
-  return view(ctx).until;
+  return s.applied === null ? 0 : s.appliedUntil;
 }
 
 export function runDueMaintenance(ctx: AppContext, _now: number): void {
@@ -243,6 +245,7 @@ export function applyCoverage(ctx: AppContext): void {
   }
   for (const [id, covered] of before) if (!v.active.has(id)) announce(ctx, covered, false, changed);
   s.applied = after;
+  s.appliedUntil = v.until;
   for (const c of changed) statusChanged(ctx, c);
 }
 
