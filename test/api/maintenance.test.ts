@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenanceNextDue } from '../../server/features/maintenance/coverage';
 import { ManualClock } from '../../server/lib/clock';
 import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
@@ -419,5 +420,118 @@ describe('while a window is active', () => {
     expect(stored.body.messages[0].extras).toEqual(inWindow.body.extras);
     await advanceTo(t0 + 11 * MIN);
     expect((await send(parent.token)).body.extras).toBeUndefined();
+  });
+});
+
+describe('weekly windows in a time zone (own server, clock in March 2026)', () => {
+  let s: TestServer;
+  let tok: string;
+  beforeAll(async () => {
+    s = await startTestServer({ clock: new ManualClock(Date.parse('2026-03-26T12:00:00Z')) });
+    tok = (await deviceToken(s)).token;
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  const at = (x: string) => Date.parse(x);
+  async function moveTo(ms: number) {
+    s.clock.set(ms);
+    await s.server.scheduler.tick();
+  }
+  const read = async (id: number) =>
+    (await s.request('GET', `/maintenance-window/${id}`, { token: tok })).body;
+
+  it('GET /maintenance-window/{id} moves active, nextStart and nextEnd with the clock across both Berlin DST changes', async () => {
+    const c = await makeChannel(s, tok);
+    const hb = await s.request('POST', '/heartbeat', {
+      token: tok,
+      json: { appid: c.id, name: 'h', intervalSec: 2_592_000 },
+    });
+    await s.request('POST', `/heartbeat/ping/${hb.body.token}`);
+    // Sundays 02:30-04:00 Berlin: on 2026-03-29 02:30 does not exist (clocks jump 02:00 → 03:00).
+    const res = await s.request('POST', '/maintenance-window', {
+      token: tok,
+      json: {
+        name: 'sunday',
+        channelIds: [c.id],
+        schedule: { type: 'weekly', timezone: 'Europe/Berlin', days: [7], start: '02:30', end: '04:00' },
+      },
+    });
+    expect(res.status).toBe(200);
+    const id = res.body.id;
+    expect(res.body).toMatchObject({
+      active: false,
+      nextStart: '2026-03-29T01:00:00.000Z',
+      nextEnd: '2026-03-29T02:00:00.000Z',
+    });
+    // The DueSource is due exactly at the start (the one timer wakes then): no polling.
+    expect(maintenanceNextDue(s.server.ctx)).toBe(at('2026-03-29T01:00:00Z'));
+    await moveTo(at('2026-03-29T00:59:59Z'));
+    expect((await read(id)).active).toBe(false);
+    await moveTo(at('2026-03-29T01:00:00Z'));
+    expect(await read(id)).toMatchObject({
+      active: true,
+      nextStart: '2026-03-29T01:00:00.000Z',
+      nextEnd: '2026-03-29T02:00:00.000Z',
+    });
+    expect((await s.request('GET', `/heartbeat/${hb.body.id}`, { token: tok })).body.status).toBe(
+      'maintenance',
+    );
+    expect(maintenanceNextDue(s.server.ctx)).toBe(at('2026-03-29T02:00:00Z'));
+    await moveTo(at('2026-03-29T02:00:00Z'));
+    expect(await read(id)).toMatchObject({
+      active: false,
+      nextStart: '2026-04-05T00:30:00.000Z',
+      nextEnd: '2026-04-05T02:00:00.000Z',
+    });
+    expect((await s.request('GET', `/heartbeat/${hb.body.id}`, { token: tok })).body.status).toBe('up');
+    // Autumn: 02:30 happens twice on 2026-10-25; the first (CEST) one starts it, 04:00 CET ends it.
+    await moveTo(at('2026-10-24T12:00:00Z'));
+    expect(await read(id)).toMatchObject({
+      active: false,
+      nextStart: '2026-10-25T00:30:00.000Z',
+      nextEnd: '2026-10-25T03:00:00.000Z',
+    });
+    await moveTo(at('2026-10-25T02:45:00Z'));
+    expect((await read(id)).active).toBe(true);
+    await s.request('DELETE', `/maintenance-window/${id}`, { token: tok });
+  });
+
+  it('a weekly window spanning midnight covers the next morning; end = start lasts 24 h', async () => {
+    const c = await makeChannel(s, tok);
+    const base = s.clock.now(); // 2026-10-25 (Sunday) 02:45Z
+    expect(new Date(base).toISOString()).toBe('2026-10-25T02:45:00.000Z');
+    const night = await s.request('POST', '/maintenance-window', {
+      token: tok,
+      json: {
+        name: 'nightly',
+        channelIds: [c.id],
+        schedule: { type: 'weekly', timezone: 'UTC', days: [1], start: '23:00', end: '01:30' },
+      },
+    });
+    expect(night.body).toMatchObject({
+      nextStart: '2026-10-26T23:00:00.000Z',
+      nextEnd: '2026-10-27T01:30:00.000Z',
+    });
+    await moveTo(at('2026-10-27T00:30:00Z'));
+    expect(await read(night.body.id)).toMatchObject({ active: true, nextEnd: '2026-10-27T01:30:00.000Z' });
+    const msg = await s.request('POST', '/message', { token: c.token, json: { message: 'tuesday early' } });
+    expect(msg.body.extras).toEqual({ 'service::silent': true });
+    await moveTo(at('2026-10-27T01:30:00Z'));
+    expect(await read(night.body.id)).toMatchObject({ active: false, nextStart: '2026-11-02T23:00:00.000Z' });
+    await s.request('DELETE', `/maintenance-window/${night.body.id}`, { token: tok });
+    const day = await s.request('POST', '/maintenance-window', {
+      token: tok,
+      json: {
+        name: 'full day',
+        channelIds: [c.id],
+        schedule: { type: 'weekly', timezone: 'Asia/Tokyo', days: [3], start: '09:00', end: '09:00' },
+      },
+    });
+    // Wednesday 09:00 Tokyo = 00:00Z, until Thursday 09:00 Tokyo.
+    expect(day.body).toMatchObject({
+      nextStart: '2026-10-28T00:00:00.000Z',
+      nextEnd: '2026-10-29T00:00:00.000Z',
+    });
   });
 });
