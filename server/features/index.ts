@@ -13,6 +13,7 @@ import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
+import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
 import { statusPagesFeature } from './status-pages/feature';
@@ -54,6 +55,7 @@ export const FEATURES: readonly Feature[] = [
   heartbeatsFeature,
   monitorsFeature,
   statusPagesFeature,
+  maintenanceFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.

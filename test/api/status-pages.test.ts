@@ -664,11 +664,14 @@ describe('subscriptions and incident mails', () => {
     const from = t.clock.now();
     t.clock.advance(10 * 60 * SEC);
     t.server.ctx.bus.emit('clock:gap', { from, to: t.clock.now(), reason: 'sleep' });
-    expect((await t.request('GET', `/fake-monitor/${m.body.id}`, { token: dev })).body.status).toBe(
-      'unknown',
-    );
     await advance(60 * SEC);
     expect((await t.request('GET', `/fake-monitor/${m.body.id}`, { token: dev })).body.status).toBe('down');
+    const since = t.server.ctx.db.all<{ status: string }>(
+      'SELECT status FROM history_intervals WHERE kind = ? AND source_id = ? AND start_at >= ? ORDER BY start_at, id',
+      ['fake-monitor', m.body.id, from],
+    );
+    expect(since.map((x) => x.status)).toContain('unknown');
+    expect(since.at(-1)!.status).toBe('down');
     const summary = await t.request('GET', `/status/${page.slug}/summary`);
     expect(summary.body.incidents.map((i: { status: string }) => i.status)).toEqual(['open']);
     fake.set('flaky', { ok: true });
@@ -701,5 +704,69 @@ describe('subscriptions and incident mails', () => {
     expect(
       (await t.request('GET', `/status-page/${b.page.id}/subscribers`, { token: dev })).body,
     ).toHaveLength(1);
+  });
+});
+
+describe('maintenance on status pages', () => {
+  it('lists windows covering a service, active or starting within 7 days; covered services show maintenance and mail nothing', async () => {
+    const p = await makeChannel(t, dev);
+    const c = await makeChannel(t, dev, { parentId: p.id });
+    const page = await createPage({ appid: p.id, title: 'Maint' });
+    const hb = await heartbeat(c.id, 'Worker');
+    await pingHb(hb.token);
+    await t.request('POST', `/status/${page.slug}/subscribe`, { json: { email: 'maint@example.com' } });
+    await expect.poll(() => mails().filter((m) => m.to.includes('maint@example.com')).length).toBe(1);
+    await t.request(
+      'GET',
+      linkIn(mails().find((m) => m.to.includes('maint@example.com'))!.data, '/status-subscribe/verify'),
+    );
+    const now = t.clock.now();
+    const window = async (name: string, body: Record<string, unknown>) => {
+      const res = await t.request('POST', '/maintenance-window', { token: dev, json: { name, ...body } });
+      expect(res.status).toBe(200);
+      return res.body as { id: number };
+    };
+    const once = (from: number, length: number) => ({
+      type: 'once',
+      startsAt: iso(now + from),
+      endsAt: iso(now + from + length),
+    });
+    const soon = await window('DB upgrade', { channelIds: [c.id], schedule: once(HOUR, 2 * HOUR) });
+    const later = await window('Far away', {
+      channelIds: [p.id],
+      includeSubtree: true,
+      schedule: once(8 * DAY, HOUR),
+    });
+    const other = await window('Elsewhere', {
+      channelIds: [(await makeChannel(t, dev)).id],
+      schedule: once(HOUR, HOUR),
+    });
+    let res = await t.request('GET', `/status/${page.slug}/summary`);
+    expect(res.body.maintenance).toEqual([
+      { name: 'DB upgrade', startsAt: iso(now + HOUR), endsAt: iso(now + 3 * HOUR), active: false },
+    ]);
+    expect(res.body.overall).toBe('operational');
+
+    await advance(HOUR);
+    res = await t.request('GET', `/status/${page.slug}/summary`);
+    expect(res.body.services.map((s: { status: string }) => s.status)).toEqual(['maintenance']);
+    expect(res.body.overall).toBe('maintenance');
+    expect(res.body.maintenance).toEqual([
+      { name: 'DB upgrade', startsAt: iso(now + HOUR), endsAt: iso(now + 3 * HOUR), active: true },
+    ]);
+    const html = (await t.request('GET', `/status/${page.slug}`)).text;
+    expect(html).toContain('<body data-overall="maintenance">');
+    expect(html).toContain('Under maintenance');
+    expect(html).toContain('<section data-status="maintenance">');
+    expect(html).toContain(`<li data-maintenance="active"><strong>DB upgrade</strong>`);
+
+    // A failure while covered is no incident and sends no mail.
+    await pingHb(hb.token, '/fail');
+    await advance(SEC);
+    res = await t.request('GET', `/status/${page.slug}/summary`);
+    expect(res.body.incidents).toEqual([]);
+    expect(mails().filter((m) => m.to.includes('maint@example.com'))).toHaveLength(1);
+    for (const w of [soon, later, other])
+      await t.request('DELETE', `/maintenance-window/${w.id}`, { token: dev });
   });
 });

@@ -10,6 +10,7 @@ import {
   type SourceUptime,
   uptimeOfMany,
 } from '../history/service';
+import { windowsCovering } from '../maintenance/coverage';
 import { type SourceSummary, sourceKinds } from '../sources/registry';
 import { brandingApplied } from './service';
 import { type PageRow, subtreeOf } from './store';
@@ -71,9 +72,11 @@ export interface Summary {
   maintenance: MaintenanceEntry[];
 }
 
+/** Planned maintenance shown on a page: windows active now or starting within this. */
+export const MAINTENANCE_HORIZON_MS = 7 * DAY_MS;
+
 /** The page's services: non-paused sources with uptime history on its channel subtree, by name. */
-export function servicesOf(ctx: AppContext, page: PageRow): SourceSummary[] {
-  const channels = subtreeOf(ctx.db, page.channel_id);
+export function servicesOf(ctx: AppContext, channels: number[]): SourceSummary[] {
   const out: SourceSummary[] = [];
   for (const k of sourceKinds(ctx)) {
     if (!hasHistoryKind(ctx, k.kind)) continue;
@@ -127,7 +130,8 @@ export function meanUptime(values: readonly (number | null)[]): number | null {
 
 export function buildSummary(ctx: AppContext, page: PageRow): Summary {
   const now = ctx.clock.now();
-  const sources = servicesOf(ctx, page);
+  const channels = subtreeOf(ctx.db, page.channel_id);
+  const sources = servicesOf(ctx, channels);
   const { uptime, intervals } = uptimeOfMany(ctx, sources, now);
   const byKey = new Map<string, HistoryInterval[]>();
   for (const iv of intervals) {
@@ -166,6 +170,18 @@ export function buildSummary(ctx: AppContext, page: PageRow): Summary {
     overallUptime90d: meanUptime(services.map((s) => s.uptime90d)),
     services,
     incidents: found.slice(0, STATUS_INCIDENTS_SHOWN).map((f) => f.incident),
-    maintenance: [],
+    maintenance: windowsCovering(
+      ctx,
+      {
+        channelIds: [...new Set(sources.map((x) => x.appid))],
+        sources: sources.map((x) => ({ kind: x.kind, id: x.id })),
+      },
+      MAINTENANCE_HORIZON_MS,
+    ).map((w) => ({
+      name: w.name,
+      startsAt: rfc3339(w.startsAt),
+      endsAt: rfc3339(w.endsAt),
+      active: w.active,
+    })),
   };
 }
