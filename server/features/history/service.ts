@@ -472,15 +472,17 @@ export function uptimeOfMany(
      WHERE ${where} AND (end_at IS NULL OR end_at > ?) ORDER BY start_at, id`,
     [...kinds, ...ids, (firstDay - 1) * DAY_MS],
   );
-  const days = new Map<string, Map<number, Totals>>();
+  // Daily totals by source, in an array indexed from the day before the first bar (what the 90-day
+  // window's partial first day needs is read from the intervals).
+  const days = new Map<string, (Totals | undefined)[]>();
   for (const r of dayRows) {
     const key = historyKey(r.kind, r.source_id);
-    let m = days.get(key);
-    if (!m) {
-      m = new Map();
-      days.set(key, m);
+    let list = days.get(key);
+    if (!list) {
+      list = new Array(HISTORY_DAYS_SHOWN + 1);
+      days.set(key, list);
     }
-    m.set(r.day, { up: r.up_ms, down: r.down_ms, maintenance: r.maintenance_ms });
+    list[r.day - firstDay + 1] = { up: r.up_ms, down: r.down_ms, maintenance: r.maintenance_ms };
   }
   const open = new Map<string, HistoryInterval>();
   const closedBy = new Map<string, HistoryInterval[]>();
@@ -493,40 +495,41 @@ export function uptimeOfMany(
       closedBy.set(key, list);
     }
   }
+  const dates: string[] = [];
+  for (let day = firstDay; day <= today; day++) dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10));
   const start = now - HISTORY_DAYS_SHOWN * DAY_MS;
   const startDay = dayOf(start);
   const partialEnd = Math.min(now, (startDay + 1) * DAY_MS);
+  const none: (Totals | undefined)[] = [];
   for (const s of sources) {
     const key = historyKey(s.kind, s.id);
-    const byDay = days.get(key);
+    const byDay = days.get(key) ?? none;
     const o = open.get(key);
     const openFrom = o ? Math.min(o.start_at, now) : now;
-    const openIn = (t: Totals, from: number, to: number) => {
-      if (o) addClass(t, o.class, Math.min(to, now) - Math.max(from, openFrom));
-    };
     const t: Totals = { up: 0, down: 0, maintenance: 0 };
     for (const iv of closedBy.get(key) ?? [])
       if (iv.end_at! > start && iv.start_at < partialEnd)
         addClass(t, iv.class, Math.min(iv.end_at!, partialEnd) - Math.max(iv.start_at, start));
-    for (let day = startDay + 1; day <= today; day++) {
-      const r = byDay?.get(day);
-      if (r) {
-        t.up += r.up;
-        t.down += r.down;
-      }
-    }
-    openIn(t, start, now);
-    const bars: SourceUptime['days'] = [];
-    for (let day = firstDay; day <= today; day++) {
-      const r = byDay?.get(day);
+    const bars: SourceUptime['days'] = new Array(HISTORY_DAYS_SHOWN);
+    for (let k = 0; k < HISTORY_DAYS_SHOWN; k++) {
+      const r = byDay[k + 1];
       const d: Totals = { up: r?.up ?? 0, down: r?.down ?? 0, maintenance: r?.maintenance ?? 0 };
-      openIn(d, day * DAY_MS, (day + 1) * DAY_MS);
-      bars.push({
-        date: new Date(day * DAY_MS).toISOString().slice(0, 10),
+      // Whole days after the window's first one count in the window's uptime from the aggregates.
+      if (firstDay + k > startDay) {
+        t.up += d.up;
+        t.down += d.down;
+      }
+      if (o) {
+        const day = firstDay + k;
+        addClass(d, o.class, Math.min((day + 1) * DAY_MS, now) - Math.max(day * DAY_MS, openFrom));
+      }
+      bars[k] = {
+        date: dates[k]!,
         uptime: uptimePercent(d.up, d.down),
         status: d.down > 0 ? 'down' : d.up > 0 ? 'up' : d.maintenance > 0 ? 'maintenance' : 'none',
-      });
+      };
     }
+    if (o) addClass(t, o.class, now - Math.max(start, openFrom));
     uptime.set(key, { uptime90d: uptimePercent(t.up, t.down), days: bars });
   }
   return { uptime, intervals };
