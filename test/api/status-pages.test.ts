@@ -452,6 +452,9 @@ describe('GET /status/{slug}/summary and the HTML page', () => {
     const res = await t.request('GET', `/status/${page.slug}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'",
+    );
     const html = res.text;
     expect(html).toMatch(/^<!doctype html><html lang="en">/);
     expect(html).toContain('<meta http-equiv="refresh" content="60">');
@@ -589,6 +592,8 @@ describe('subscriptions and incident mails', () => {
     const { page } = await subscribed('Expiry');
     await sub(page.slug, 'late@example.com');
     await expect.poll(() => mailsTo('late@example.com').length).toBe(1);
+    const before = await t.request('GET', `/status-page/${page.id}/subscribers`, { token: dev });
+    expect(before.body.map((x: { email: string }) => x.email)).toEqual(['late@example.com']);
     await advance(7 * DAY + SEC);
     const res = await t.request(
       'GET',
@@ -598,6 +603,9 @@ describe('subscriptions and incident mails', () => {
       },
     );
     expect(res.body).toEqual(err(400, 'token: invalid or expired link'));
+    // The retention job (run by the scheduler within the week) removed the subscriber whose link expired unused.
+    await t.server.scheduler.runNow('retention');
+    expect((await t.request('GET', `/status-page/${page.id}/subscribers`, { token: dev })).body).toEqual([]);
   });
 
   it('mails confirmed subscribers once per incident start and resolution, with List-Unsubscribe', async () => {
@@ -612,6 +620,8 @@ describe('subscriptions and incident mails', () => {
     await advance(HOUR);
     await pingHb(hb.token, '/fail');
     await pingHb(hb.token, '/fail'); // still down: no second incident
+    // Sent before the clock moves on (a mail still in its first SMTP attempt 15 minutes later is retried).
+    await expect.poll(() => mailsTo('fan@example.com').length).toBe(2);
     await advance(30 * 60 * SEC + 5 * SEC);
     await pingHb(hb.token);
     await expect.poll(() => mailsTo('fan@example.com').length).toBe(3);

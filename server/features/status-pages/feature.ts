@@ -1,6 +1,6 @@
 import type { Feature } from '../index';
 import { statusPageRoutes } from './routes';
-import { onSourceEvent } from './subscriptions';
+import { onSourceEvent, pruneUnconfirmed } from './subscriptions';
 
 /**
  * Public status pages (issue 14; docs/api.md, "Status pages"): the owner's records, the public summary
@@ -8,7 +8,8 @@ import { onSourceEvent } from './subscriptions';
  */
 export const statusPagesFeature: Feature = {
   name: 'status-pages',
-  init: (ctx) => {
+  init: (ctx, hooks) => {
+    hooks.retention.register('status-subscribers', pruneUnconfirmed);
     ctx.bus.on('source:event', (frame) => {
       try {
         onSourceEvent(ctx, frame);

@@ -51,8 +51,13 @@ function wantsJson(req: Request): boolean {
   return /application\/json/i.test(accept) && !/text\/html/i.test(accept);
 }
 
+/** The public pages load nothing and run nothing: their only outbound action is the subscribe form. */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'";
+
 function html(res: Response, status: number, body: string): void {
   res.status(status).type('text/html; charset=utf-8').setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Security-Policy', PAGE_CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.send(body);
 }
 

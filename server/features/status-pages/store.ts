@@ -134,3 +134,8 @@ export function confirmSubscriber(db: Db, id: number): void {
 export function deleteSubscriber(db: Db, id: number): number {
   return db.run('DELETE FROM status_subscribers WHERE id = ?', [id]).changes;
 }
+
+/** Subscribers who never confirmed, created before `before` (their link has expired): gone. */
+export function deleteUnconfirmedBefore(db: Db, before: number): number {
+  return db.run('DELETE FROM status_subscribers WHERE confirmed = 0 AND created_at < ?', [before]).changes;
+}

@@ -13,6 +13,7 @@ import {
   confirmedSubscribers,
   confirmSubscriber,
   deleteSubscriber,
+  deleteUnconfirmedBefore,
   findPageBySlug,
   findSubscriber,
   findSubscriberByEmail,
@@ -84,6 +85,11 @@ export function subscribe(ctx: AppContext, slug: string, email: string): void {
     subject: `[${titleOf(page)}] Confirm your subscription`,
     text: `Someone (hopefully you) asked for mail about incidents on ${pageUrl(ctx, page)}.\n\nConfirm within 7 days:\n${link}\n\nIf it was not you, ignore this mail: nothing is sent without confirmation.`,
   });
+}
+
+/** Retention: subscribers whose confirmation link expired unused are removed. */
+export function pruneUnconfirmed(ctx: AppContext): number {
+  return ctx.db.transaction(() => deleteUnconfirmedBefore(ctx.db, ctx.clock.now() - VERIFY_TTL_MS));
 }
 
 function subscriberOfLink(ctx: AppContext, purpose: 'status-verify' | 'status-unsub', token: unknown) {
