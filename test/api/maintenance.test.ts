@@ -318,6 +318,9 @@ describe('while a window is active', () => {
     // The heartbeat's deadline (t0 + 61 min) passes inside the window: no alert.
     await advanceTo(end - MIN);
     expect((await get(`/heartbeat/${h.id}`)).status).toBe('maintenance');
+    // One created during the window is covered at once, pinged, and never alerts in it.
+    const late = await heartbeat(c.id, { intervalSec: 60, graceSec: 0 });
+    expect(late.status).toBe('maintenance');
     const pingRes = await t.request('POST', `/heartbeat/ping/${h.token}/log`);
     expect(pingRes.body).toEqual({ ok: true, status: 'maintenance' });
     expect(messagesOf(c.id)).toEqual([]);
@@ -332,6 +335,7 @@ describe('while a window is active', () => {
       expectedAt: iso(end + HOUR),
       deadlineAt: iso(end + HOUR + MIN),
     });
+    expect((await get(`/heartbeat/${late.id}`)).status).toBe('new');
     expect(messagesOf(c.id)).toEqual([]);
     // The window's time is not counted as down although every check in it failed.
     const history = await get(`/monitor-history/fake-monitor/${m.id}`);
