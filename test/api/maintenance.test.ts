@@ -238,6 +238,22 @@ describe('maintenance window records', () => {
     );
     await del(r3.body.id);
     await del(wide.id);
+    const hb = await t.request('POST', '/heartbeat', { token: dev, json: { appid: b.id, name: 'outside' } });
+    const bySource = await createWindow({
+      monitors: [{ kind: 'heartbeat', id: hb.body.id }],
+      schedule: once(HOUR, HOUR),
+    });
+    const hidden = await t.request('GET', `/maintenance-window/${bySource.id}`, { token: scoped.token });
+    expect(hidden.status).toBe(404);
+    const viaSource = await t.request('POST', '/maintenance-window', {
+      token: scoped.token,
+      json: { name: 'w', monitors: [{ kind: 'heartbeat', id: hb.body.id }], schedule: once(HOUR, HOUR) },
+    });
+    expect([viaSource.status, viaSource.body.errorDescription]).toEqual([
+      403,
+      `token scope does not cover channel ${b.id}`,
+    ]);
+    await del(bySource.id);
   });
 });
 
@@ -287,6 +303,8 @@ describe('while a window is active', () => {
     await t.request('POST', `/heartbeat/ping/${h.token}`);
     const t0 = t.clock.now();
     const w = await createWindow({ channelIds: [c.id], schedule: once(10 * MIN, HOUR) });
+    const events: unknown[] = [];
+    const off = t.server.ctx.bus.on('maintenance:changed', (e) => events.push(e));
     const start = t0 + 10 * MIN;
     const end = start + HOUR;
     expect((await get(`/fake-monitor/${m.id}`)).status).toBe('up');
@@ -336,6 +354,12 @@ describe('while a window is active', () => {
       deadlineAt: iso(end + HOUR + MIN),
     });
     expect((await get(`/heartbeat/${late.id}`)).status).toBe('new');
+    off();
+    // (Windows of earlier tests start and end meanwhile too.)
+    expect(events.filter((e) => JSON.stringify(e).includes(`[${c.id}]`))).toEqual([
+      { channelIds: [c.id], sources: [], active: true },
+      { channelIds: [c.id], sources: [], active: false },
+    ]);
     expect(messagesOf(c.id)).toEqual([]);
     // The window's time is not counted as down although every check in it failed.
     const history = await get(`/monitor-history/fake-monitor/${m.id}`);
