@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maintenanceNextDue } from '../../server/features/maintenance/coverage';
+import {
+  isChannelCovered,
+  isCovered,
+  maintenanceNextDue,
+  windowsCovering,
+} from '../../server/features/maintenance/coverage';
 import { ManualClock } from '../../server/lib/clock';
 import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
@@ -448,6 +453,60 @@ describe('while a window is active', () => {
     expect(stored.body.messages[0].extras).toEqual(inWindow.body.extras);
     await advanceTo(t0 + 11 * MIN);
     expect((await send(parent.token)).body.extras).toBeUndefined();
+  });
+});
+
+describe('coverage', () => {
+  it('a source listed in monitors is covered without its channel; windowsCovering finds windows by channel, subtree or source within the horizon', async () => {
+    const c = await makeChannel(t, dev);
+    const child = await makeChannel(t, dev, { parentId: c.id });
+    const listed = await heartbeat(c.id);
+    const other = await heartbeat(c.id);
+    const name = target(true);
+    const m = await monitor(child.id, name);
+    const t0 = t.clock.now();
+    const bySource = await createWindow({
+      monitors: [{ kind: 'heartbeat', id: listed.id }],
+      schedule: once(MIN, HOUR),
+    });
+    const bySubtree = await createWindow({
+      channelIds: [c.id],
+      includeSubtree: true,
+      schedule: once(3 * DAY, HOUR),
+    });
+    const later = await createWindow({ channelIds: [child.id], schedule: once(10 * DAY, HOUR) });
+    await advanceTo(t0 + MIN);
+    expect((await get(`/heartbeat/${listed.id}`)).status).toBe('maintenance');
+    expect((await get(`/heartbeat/${other.id}`)).status).toBe('new');
+    const ctx = t.server.ctx;
+    const week = 7 * DAY;
+    expect(
+      windowsCovering(ctx, { channelIds: [], sources: [{ kind: 'heartbeat', id: listed.id }] }, week),
+    ).toEqual([
+      { id: bySource.id, name: 'deploy', startsAt: t0 + MIN, endsAt: t0 + MIN + HOUR, active: true },
+    ]);
+    expect(
+      windowsCovering(ctx, { channelIds: [child.id], sources: [{ kind: 'fake-monitor', id: m.id }] }, week),
+    ).toEqual([
+      {
+        id: bySubtree.id,
+        name: 'deploy',
+        startsAt: t0 + 3 * DAY,
+        endsAt: t0 + 3 * DAY + HOUR,
+        active: false,
+      },
+    ]);
+    expect(windowsCovering(ctx, { channelIds: [child.id], sources: [] }, 11 * DAY).map((w) => w.id)).toEqual([
+      bySubtree.id,
+      later.id,
+    ]);
+    expect(windowsCovering(ctx, { channelIds: [999_999], sources: [] }, 11 * DAY)).toEqual([]);
+    expect(isCovered(ctx, { kind: 'heartbeat', id: listed.id, appid: c.id })).toBe(true);
+    expect(isCovered(ctx, { kind: 'heartbeat', id: other.id, appid: c.id })).toBe(false);
+    expect(isChannelCovered(ctx, c.id)).toBe(false);
+    for (const w of [bySource, bySubtree, later]) await del(w.id);
+    await t.server.scheduler.tick();
+    expect((await get(`/heartbeat/${listed.id}`)).status).toBe('new');
   });
 });
 
