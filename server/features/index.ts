@@ -13,6 +13,7 @@ import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
+import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
 import { systemRoutes } from './system/routes';
@@ -52,6 +53,7 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   heartbeatsFeature,
   monitorsFeature,
+  maintenanceFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.

@@ -86,6 +86,18 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'monitor',
   );
+  const window: { id: number } = ok(
+    await t.request('POST', '/maintenance-window', {
+      token: aDevice.token,
+      json: {
+        name: 'zqa window',
+        channelIds: [parent.id],
+        monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
+        schedule: { type: 'once', startsAt: '2099-01-01T00:00:00Z', endsAt: '2099-01-02T00:00:00Z' },
+      },
+    }),
+    'maintenance window',
+  );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
@@ -100,6 +112,7 @@ it("no route lets a user read, change or delete another user's resources", async
     token.id,
     heartbeat.id,
     monitor.id,
+    window.id,
     m1.id,
     m2.id,
   ];
@@ -154,6 +167,8 @@ it("no route lets a user read, change or delete another user's resources", async
     appid: parent.id,
     name: 'b thing',
     message: 'b says',
+    monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
+    schedule: { type: 'once', startsAt: '2099-01-01T00:00:00Z', endsAt: '2099-01-02T00:00:00Z' },
   };
   const query = `?appId=${parent.id}&q=first&recursive=1&channelId=${parent.id}&limit=100`;
   const sessionEnders = new Set(['POST /auth/logout', 'GET /stream']);
@@ -190,6 +205,11 @@ it("no route lets a user read, change or delete another user's resources", async
     'a devices',
   );
   expect(devices.map((d) => d.name).sort()).toEqual(['zqa laptop', 'zqa phone']);
+  const windows: { id: number; name: string; channelIds: number[] }[] = ok(
+    await t.request('GET', '/maintenance-window', { token: aDevice.token }),
+    'a windows',
+  );
+  expect(windows.map((w) => [w.id, w.name, w.channelIds])).toEqual([[window.id, 'zqa window', [parent.id]]]);
   const keys: { id: number }[] = ok(
     await t.request('GET', `/application/${parent.id}/token`, { token: aDevice.token }),
     'a keys',
