@@ -21,11 +21,14 @@ import { ThemeToggle } from './theme';
 
 // A chunk of its own (with croner for the schedule preview), loaded when the page is first opened.
 const Heartbeats = lazy(() => import('../features/heartbeats/Heartbeats'));
+// Its own chunk too (with recharts for the response-time charts).
+const Monitors = lazy(() => import('../features/monitors/Monitors'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/channels', label: 'Channels' },
   { to: '/heartbeats', label: 'Heartbeats' },
+  { to: '/monitors', label: 'Monitors' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -117,6 +120,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Heartbeats />
+        </Suspense>
+      );
+      break;
+    case '/monitors':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Monitors />
         </Suspense>
       );
       break;

@@ -40,6 +40,6 @@ export function HealthDot({ channel }: { channel: ChannelHealth }) {
 }
 
 /** A heartbeat's status, shown as its own word (`new`, `up`, `late`, …). */
-export function StatusChip({ status }: { status: HeartbeatStatus }) {
+export function StatusChip({ status }: { status: HeartbeatStatus | (string & {}) }) {
   return <span className={`hb-chip ${status}`}>{status}</span>;
 }

@@ -20,7 +20,7 @@ export function writableChannels(channels: Channel[]): Channel[] {
   return channels.filter((c) => !c.internal && (!c.shared || c.sharePermission === 'send'));
 }
 
-function DurationInput({
+export function DurationInput({
   label,
   hint,
   value,

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { get, query } from '../../api/client';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
-import type { PingEntry, PingLogPage } from './types';
+import type { PingEntry } from './types';
 
 const PAGE = 20;
 
@@ -13,48 +13,70 @@ const KIND_TEXT: Record<string, string> = {
   ignored: 'ignored (paused)',
 };
 
-/** The ping log (history `…/log`): newest first, paged like messages, with reasons and kept bodies. */
-export function PingLog({ id, version }: { id: number; version: number }) {
-  const [pings, setPings] = useState<PingEntry[]>([]);
+/**
+ * One source's history log (`/monitor-history/{kind}/{id}/log`), newest first, paged like messages: the
+ * first page again whenever `version` changes (new entries come first, older pages are dropped), older
+ * pages on `more()`. Shared by the ping log and the monitors' check log.
+ */
+export function useHistoryLog<T extends { id: number }>(
+  kind: string,
+  id: number,
+  version: number,
+  limit = PAGE,
+) {
+  const [entries, setEntries] = useState<T[]>([]);
   const [since, setSince] = useState<number | undefined>(undefined);
   const [loaded, setLoaded] = useState(false);
   const load = useAction();
   const at = useRef(0);
+  const base = `/monitor-history/${kind}/${id}/log`;
 
-  // The first page again on every live signal: new pings come first, older pages are dropped.
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the refetch trigger
   useEffect(() => {
     const mine = ++at.current;
     void load.run(async () => {
-      const page = await get<PingLogPage>(`/monitor-history/heartbeat/${id}/log${query({ limit: PAGE })}`);
+      const page = await get<{ paging: { since?: number }; checks: T[] }>(`${base}${query({ limit })}`);
       if (at.current !== mine) return;
-      setPings(page.checks);
+      setEntries(page.checks);
       setSince(page.paging.since || undefined);
       setLoaded(true);
     });
-  }, [id, version, load.run]);
+  }, [base, limit, version, load.run]);
 
   const more = useCallback(
     () =>
       load.run(async () => {
         const mine = at.current;
-        const page = await get<PingLogPage>(
-          `/monitor-history/heartbeat/${id}/log${query({ limit: PAGE, since })}`,
+        const page = await get<{ paging: { since?: number }; checks: T[] }>(
+          `${base}${query({ limit, since })}`,
         );
         if (at.current !== mine) return;
-        setPings((prev) => {
+        setEntries((prev) => {
           const ids = new Set(prev.map((p) => p.id));
           return [...prev, ...page.checks.filter((p) => !ids.has(p.id))];
         });
         setSince(page.paging.since || undefined);
       }),
-    [id, since, load.run],
+    [base, limit, since, load.run],
   );
+  return { entries, since, loaded, more, busy: load.busy, error: load.error };
+}
+
+/** The ping log (history `…/log`): newest first, paged like messages, with reasons and kept bodies. */
+export function PingLog({ id, version }: { id: number; version: number }) {
+  const {
+    entries: pings,
+    since,
+    loaded,
+    more,
+    busy,
+    error,
+  } = useHistoryLog<PingEntry>('heartbeat', id, version);
 
   return (
     <section className="card stack" aria-labelledby={`log-${id}`}>
       <h2 id={`log-${id}`}>Ping log</h2>
-      <ErrorText error={load.error} />
+      <ErrorText error={error} />
       {loaded && pings.length === 0 ? <p className="hint">No pings yet.</p> : null}
       {pings.length ? (
         <div className="table-scroll">
@@ -92,8 +114,8 @@ export function PingLog({ id, version }: { id: number; version: number }) {
         </div>
       ) : null}
       {since ? (
-        <button type="button" onClick={() => void more()} disabled={load.busy}>
-          {load.busy ? 'Loading…' : 'Load older pings'}
+        <button type="button" onClick={() => void more()} disabled={busy}>
+          {busy ? 'Loading…' : 'Load older pings'}
         </button>
       ) : null}
     </section>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import { get } from '../../api/client';
 import type { HistoryDay, SourceHistory } from './types';
 
@@ -36,15 +36,9 @@ export function UptimeBar({ days, uptime90 }: { days: HistoryDay[]; uptime90?: n
   );
 }
 
-/**
- * A list row's bar: its history is fetched once the row scrolls into view (a long list does not ask for
- * every heartbeat's history at once), and again when `version` changes (a live signal for its channel).
- */
-export function LazyUptimeBar({ id, version }: { id: number; version: number }) {
-  const ref = useRef<HTMLDivElement>(null);
+/** True once the element has scrolled into view (stays true): list rows fetch their charts lazily. */
+export function useInView(ref: RefObject<HTMLElement | null>): boolean {
   const [visible, setVisible] = useState(false);
-  const [history, setHistory] = useState<SourceHistory | null>(null);
-  const [failed, setFailed] = useState(false);
   useEffect(() => {
     const el = ref.current;
     if (!el || visible) return;
@@ -53,7 +47,19 @@ export function LazyUptimeBar({ id, version }: { id: number; version: number }) 
     });
     io.observe(el);
     return () => io.disconnect();
-  }, [visible]);
+  }, [ref, visible]);
+  return visible;
+}
+
+/**
+ * A list row's bar: its history is fetched once the row scrolls into view (a long list does not ask for
+ * every heartbeat's history at once), and again when `version` changes (a live signal for its channel).
+ */
+export function LazyUptimeBar({ id, version }: { id: number; version: number }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const visible = useInView(ref);
+  const [history, setHistory] = useState<SourceHistory | null>(null);
+  const [failed, setFailed] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the refetch trigger
   useEffect(() => {
     if (!visible) return;

@@ -1,0 +1,272 @@
+import { useEffect, useRef, useState } from 'react';
+import { del, get, post, query } from '../../api/client';
+import type { Channel } from '../../api/types';
+import { Link, navigate } from '../../app/router';
+import { ErrorText, formatDate, PriorityBadge, useAction } from '../../components/ui';
+import { StatusChip } from '../heartbeats/HealthDot';
+import { useHistoryLog } from '../heartbeats/PingLog';
+import { formatDuration } from '../heartbeats/schedule';
+import type { SourceHistory, UptimeWindow } from '../heartbeats/types';
+import { formatUptime, UptimeBar } from '../heartbeats/UptimeBar';
+import { ResponseChart } from './Charts';
+import { kindLabel, targetOf } from './kinds';
+import { MonitorForm } from './MonitorForm';
+import { TestResult } from './TestResult';
+import type { CheckEntry, Monitor, MonitorKindName, TestAnswer } from './types';
+
+const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
+const PAGE = 50;
+
+const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'no data' : `${v} ms`);
+
+/** The check log (history `…/log`): newest first, paged like messages. */
+function CheckLog({
+  entries,
+  since,
+  loaded,
+  more,
+  busy,
+  error,
+  id,
+}: ReturnType<typeof useHistoryLog<CheckEntry>> & { id: number }) {
+  return (
+    <section className="card stack" aria-labelledby={`log-${id}`}>
+      <h2 id={`log-${id}`}>Check log</h2>
+      <ErrorText error={error} />
+      {loaded && entries.length === 0 ? <p className="hint">No checks yet.</p> : null}
+      {entries.length ? (
+        <div className="table-scroll">
+          <table className="table" aria-label="Checks">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Result</th>
+                <th scope="col">Status after</th>
+                <th scope="col">Response time</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((c) => (
+                <tr key={c.id} className={c.ok ? undefined : 'ping-failed'}>
+                  <td>{formatDate(c.at)}</td>
+                  <td>{c.ok ? 'ok' : 'failed'}</td>
+                  <td>{c.status}</td>
+                  <td>{c.responseTimeMs === null ? '—' : `${c.responseTimeMs} ms`}</td>
+                  <td>{c.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {since ? (
+        <button type="button" onClick={() => void more()} disabled={busy}>
+          {busy ? 'Loading…' : 'Load older checks'}
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * One monitor: its state, pause/resume, check now, edit and delete, the uptime figures and the 90 days,
+ * the response-time chart over the loaded check log, and the log itself. `version` bumps (live frames of
+ * this monitor, status signals of its channel, the page's periodic refresh) refetch all of it.
+ */
+export function MonitorDetail({
+  kind,
+  id,
+  channels,
+  version,
+  onChanged,
+}: {
+  kind: MonitorKindName;
+  id: number;
+  channels: Channel[];
+  version: number;
+  onChanged: () => void;
+}) {
+  const [m, setM] = useState<Monitor | null>(null);
+  const [history, setHistory] = useState<SourceHistory | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [checked, setChecked] = useState<TestAnswer | null>(null);
+  const [own, setOwn] = useState(0);
+  const load = useAction();
+  const act = useAction();
+  const v = version + own;
+  const log = useHistoryLog<CheckEntry>(kind, id, v, PAGE);
+
+  const latest = useRef(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `v` is the refetch trigger
+  useEffect(() => {
+    const at = ++latest.current;
+    void load.run(async () => {
+      const [rec, hist] = await Promise.all([
+        get<Monitor>(`/${kind}/${id}`),
+        get<SourceHistory>(`/monitor-history/${kind}/${id}`),
+      ]);
+      if (at !== latest.current) return;
+      setM(rec);
+      setHistory(hist);
+    });
+  }, [kind, id, v, load.run]);
+
+  if (!m)
+    return (
+      <section className="stack hb-page" aria-labelledby="mon-detail-title">
+        <h1 id="mon-detail-title">Monitor</h1>
+        <Link to="/monitors">← All monitors</Link>
+        <ErrorText error={load.error} />
+        {load.busy ? <p className="loading">Loading…</p> : null}
+      </section>
+    );
+
+  const channel = channels.find((c) => c.id === m.appid);
+  const refresh = () => {
+    setOwn((n) => n + 1);
+    onChanged();
+  };
+  const action = (path: 'pause' | 'resume' | 'check-now') =>
+    act.run(async () => {
+      const r = await post<Monitor | TestAnswer>(`/${kind}/${m.id}/${path}`);
+      if (path === 'check-now') setChecked(r as TestAnswer);
+      else setM(r as Monitor);
+      refresh();
+    });
+  const remove = () =>
+    act.run(async () => {
+      if (!confirm(`Delete the monitor “${m.name}” and its history?`)) return;
+      await del(`/${kind}/${m.id}`);
+      onChanged();
+      navigate(`/monitors${query({ channel: m.appid })}`);
+    });
+
+  return (
+    <section className="stack hb-page" aria-labelledby="mon-detail-title">
+      <Link to={`/monitors${query({ channel: m.appid })}`}>← All monitors</Link>
+      <div className="row wrap hb-title">
+        <h1 id="mon-detail-title">{m.name}</h1>
+        <span className="sr-only">Status:</span>
+        <StatusChip status={m.status} />
+        <span className="tag">{kindLabel(m.kind)}</span>
+        <span className="tag">{channel?.name ?? `channel ${m.appid}`}</span>
+        <PriorityBadge priority={m.priority} />
+      </div>
+      <ErrorText error={load.error} />
+      <div className="actions">
+        {m.paused ? (
+          <button type="button" className="primary" onClick={() => void action('resume')}>
+            Resume
+          </button>
+        ) : (
+          <button type="button" onClick={() => void action('pause')}>
+            Pause
+          </button>
+        )}
+        <button type="button" onClick={() => void action('check-now')} disabled={act.busy}>
+          Check now
+        </button>
+        <button type="button" onClick={() => setEditing((e) => !e)} aria-expanded={editing}>
+          Edit
+        </button>
+        <button type="button" className="danger" onClick={() => void remove()}>
+          Delete
+        </button>
+      </div>
+      <ErrorText error={act.error} />
+      {checked ? <TestResult result={checked} title="Check now" /> : null}
+      {editing ? (
+        <MonitorForm
+          kind={kind}
+          monitor={m}
+          channels={channels}
+          onSaved={(next) => {
+            setEditing(false);
+            setM(next);
+            refresh();
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      ) : null}
+      <section className="card stack" aria-labelledby={`state-${m.id}`}>
+        <h2 id={`state-${m.id}`}>State</h2>
+        <dl className="hb-facts">
+          <div>
+            <dt>Target</dt>
+            <dd className="mono">{targetOf(m)}</dd>
+          </div>
+          <div>
+            <dt>Checked every</dt>
+            <dd>
+              {formatDuration(m.intervalSec)}, timeout {m.timeoutSec}s
+              {m.retries ? `, ${m.retries} ${m.retries === 1 ? 'retry' : 'retries'}` : ''}
+            </dd>
+          </div>
+          <div>
+            <dt>Status since</dt>
+            <dd>{formatDate(m.statusSince)}</dd>
+          </div>
+          <div>
+            <dt>Last check</dt>
+            <dd>{formatDate(m.lastCheckAt)}</dd>
+          </div>
+          <div>
+            <dt>Last response</dt>
+            <dd>{ms(m.lastResponseMs)}</dd>
+          </div>
+          {m.lastError ? (
+            <div>
+              <dt>Last error</dt>
+              <dd className="mon-error">{m.lastError}</dd>
+            </div>
+          ) : null}
+          {m.kind === 'content-monitor' ? (
+            <>
+              <div>
+                <dt>Watched text</dt>
+                <dd className="mono">{m.lastValue ?? 'not read yet'}</dd>
+              </div>
+              <div>
+                <dt>Last changed</dt>
+                <dd>{formatDate(m.lastChangedAt)}</dd>
+              </div>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      {history ? (
+        <section className="card stack" aria-labelledby={`uptime-${m.id}`}>
+          <h2 id={`uptime-${m.id}`}>Uptime</h2>
+          <dl className="hb-facts uptime-figures">
+            {WINDOWS.map((w) => (
+              <div key={w}>
+                <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
+                <dd>{formatUptime(history.uptime[w])}</dd>
+              </div>
+            ))}
+            <div>
+              <dt>Average (24 h)</dt>
+              <dd>{ms(history.responseTime.avgMs)}</dd>
+            </div>
+            <div>
+              <dt>95th percentile (24 h)</dt>
+              <dd>{ms(history.responseTime.p95Ms)}</dd>
+            </div>
+          </dl>
+          <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
+          <p className="hint">
+            One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused
+            does not count.
+          </p>
+        </section>
+      ) : null}
+      <section className="card stack" aria-labelledby={`chart-${m.id}`}>
+        <h2 id={`chart-${m.id}`}>Response time</h2>
+        <ResponseChart checks={log.entries} />
+        <p className="hint">Successful checks of the loaded log; failed checks are the gaps.</p>
+      </section>
+      <CheckLog {...log} id={m.id} />
+    </section>
+  );
+}
