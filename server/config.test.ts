@@ -117,4 +117,20 @@ describe('config', () => {
     expect(() => loadConfig({ env: { BELFRY_SELF_PING_INTERVAL_S: '5' } })).toThrow(/selfPingIntervalS/);
     expect(() => loadConfig({ env: { BELFRY_SELF_PING_INTERVAL_S: 'often' } })).toThrow(/selfPingIntervalS/);
   });
+
+  it('witness probes: two HTTPS-port probes by default; BELFRY_WITNESS_PROBES as a host:port list, validated', () => {
+    expect(loadConfig({ env: {} }).witnessProbes).toEqual([
+      { host: '1.1.1.1', port: 443 },
+      { host: '9.9.9.9', port: 443 },
+    ]);
+    expect(
+      loadConfig({ env: { BELFRY_WITNESS_PROBES: 'gw.lan:80, [2606:4700::1111]:443' } }).witnessProbes,
+    ).toEqual([
+      { host: 'gw.lan', port: 80 },
+      { host: '2606:4700::1111', port: 443 },
+    ]);
+    expect(() => loadConfig({ env: { BELFRY_WITNESS_PROBES: '1.1.1.1' } })).toThrow(/witnessProbes/);
+    expect(() => loadConfig({ env: { BELFRY_WITNESS_PROBES: 'x:70000' } })).toThrow(/witnessProbes/);
+    expect(() => loadConfig({ env: { BELFRY_WITNESS_PROBES: ' , ' } })).toThrow(/witnessProbes/);
+  });
 });

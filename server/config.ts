@@ -100,6 +100,28 @@ const configSchema = z.object({
     .refine((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL')
     .optional(),
   selfPingIntervalS: z.coerce.number().int().min(10).max(86_400).default(60),
+  /**
+   * The connectivity witness's probes (`host:port`, comma list): the machine is online when one accepts a
+   * TCP connection. Port 443 by default: networks that block outside DNS (port 53) rarely block HTTPS.
+   */
+  witnessProbes: z
+    .union([z.string(), z.array(z.string())])
+    .default('1.1.1.1:443,9.9.9.9:443')
+    .transform((v, c) => {
+      const items = (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
+      const out: { host: string; port: number }[] = [];
+      for (const item of items) {
+        const m = /^(\[[0-9a-f:.]+\]|[^:\s]+):(\d{1,5})$/i.exec(item);
+        const port = m ? Number(m[2]) : 0;
+        if (!m || port < 1 || port > 65_535) {
+          c.addIssue({ code: 'custom', message: `not a host:port: ${item}` });
+          return z.NEVER;
+        }
+        out.push({ host: m[1]!.replace(/^\[|\]$/g, ''), port });
+      }
+      if (out.length === 0) c.addIssue({ code: 'custom', message: 'at least one host:port' });
+      return out;
+    }),
   /** Non-admin monitors, workflows, callbacks and webhook adapters refuse loopback/private/link-local targets. */
   blockPrivateTargets: boolish.default(false),
   /** Chromium for browser workflows and content monitors with `render: "browser"` (unset: /usr/bin/chromium if present). */
@@ -136,6 +158,7 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_SELF_PING_INTERVAL_S: 'selfPingIntervalS',
   BELFRY_BLOCK_PRIVATE_TARGETS: 'blockPrivateTargets',
   BELFRY_CHROMIUM_PATH: 'chromiumPath',
+  BELFRY_WITNESS_PROBES: 'witnessProbes',
 };
 
 const FLAGS = {
@@ -315,6 +338,8 @@ const ENV_HELP: Record<string, string> = {
   BELFRY_SELF_PING_INTERVAL_S: 'seconds between self-pings',
   BELFRY_BLOCK_PRIVATE_TARGETS: "non-admin users' monitors may not reach loopback or private addresses",
   BELFRY_CHROMIUM_PATH: 'Chromium for browser checks [default: /usr/bin/chromium when present]',
+  BELFRY_WITNESS_PROBES:
+    'host:port list the connectivity witness connects to [default: 1.1.1.1:443,9.9.9.9:443]',
 };
 
 function envNameOf(key: string): string | undefined {

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maintenanceNextDue } from '../../server/features/maintenance/coverage';
+import {
+  isChannelCovered,
+  isCovered,
+  maintenanceNextDue,
+  windowsCovering,
+} from '../../server/features/maintenance/coverage';
 import { ManualClock } from '../../server/lib/clock';
 import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
@@ -238,6 +243,22 @@ describe('maintenance window records', () => {
     );
     await del(r3.body.id);
     await del(wide.id);
+    const hb = await t.request('POST', '/heartbeat', { token: dev, json: { appid: b.id, name: 'outside' } });
+    const bySource = await createWindow({
+      monitors: [{ kind: 'heartbeat', id: hb.body.id }],
+      schedule: once(HOUR, HOUR),
+    });
+    const hidden = await t.request('GET', `/maintenance-window/${bySource.id}`, { token: scoped.token });
+    expect(hidden.status).toBe(404);
+    const viaSource = await t.request('POST', '/maintenance-window', {
+      token: scoped.token,
+      json: { name: 'w', monitors: [{ kind: 'heartbeat', id: hb.body.id }], schedule: once(HOUR, HOUR) },
+    });
+    expect([viaSource.status, viaSource.body.errorDescription]).toEqual([
+      403,
+      `token scope does not cover channel ${b.id}`,
+    ]);
+    await del(bySource.id);
   });
 });
 
@@ -287,6 +308,8 @@ describe('while a window is active', () => {
     await t.request('POST', `/heartbeat/ping/${h.token}`);
     const t0 = t.clock.now();
     const w = await createWindow({ channelIds: [c.id], schedule: once(10 * MIN, HOUR) });
+    const events: unknown[] = [];
+    const off = t.server.ctx.bus.on('maintenance:changed', (e) => events.push(e));
     const start = t0 + 10 * MIN;
     const end = start + HOUR;
     expect((await get(`/fake-monitor/${m.id}`)).status).toBe('up');
@@ -318,6 +341,9 @@ describe('while a window is active', () => {
     // The heartbeat's deadline (t0 + 61 min) passes inside the window: no alert.
     await advanceTo(end - MIN);
     expect((await get(`/heartbeat/${h.id}`)).status).toBe('maintenance');
+    // One created during the window is covered at once, pinged, and never alerts in it.
+    const late = await heartbeat(c.id, { intervalSec: 60, graceSec: 0 });
+    expect(late.status).toBe('maintenance');
     const pingRes = await t.request('POST', `/heartbeat/ping/${h.token}/log`);
     expect(pingRes.body).toEqual({ ok: true, status: 'maintenance' });
     expect(messagesOf(c.id)).toEqual([]);
@@ -332,6 +358,13 @@ describe('while a window is active', () => {
       expectedAt: iso(end + HOUR),
       deadlineAt: iso(end + HOUR + MIN),
     });
+    expect((await get(`/heartbeat/${late.id}`)).status).toBe('new');
+    off();
+    // (Windows of earlier tests start and end meanwhile too.)
+    expect(events.filter((e) => JSON.stringify(e).includes(`[${c.id}]`))).toEqual([
+      { channelIds: [c.id], sources: [], active: true },
+      { channelIds: [c.id], sources: [], active: false },
+    ]);
     expect(messagesOf(c.id)).toEqual([]);
     // The window's time is not counted as down although every check in it failed.
     const history = await get(`/monitor-history/fake-monitor/${m.id}`);
@@ -420,6 +453,60 @@ describe('while a window is active', () => {
     expect(stored.body.messages[0].extras).toEqual(inWindow.body.extras);
     await advanceTo(t0 + 11 * MIN);
     expect((await send(parent.token)).body.extras).toBeUndefined();
+  });
+});
+
+describe('coverage', () => {
+  it('a source listed in monitors is covered without its channel; windowsCovering finds windows by channel, subtree or source within the horizon', async () => {
+    const c = await makeChannel(t, dev);
+    const child = await makeChannel(t, dev, { parentId: c.id });
+    const listed = await heartbeat(c.id);
+    const other = await heartbeat(c.id);
+    const name = target(true);
+    const m = await monitor(child.id, name);
+    const t0 = t.clock.now();
+    const bySource = await createWindow({
+      monitors: [{ kind: 'heartbeat', id: listed.id }],
+      schedule: once(MIN, HOUR),
+    });
+    const bySubtree = await createWindow({
+      channelIds: [c.id],
+      includeSubtree: true,
+      schedule: once(3 * DAY, HOUR),
+    });
+    const later = await createWindow({ channelIds: [child.id], schedule: once(10 * DAY, HOUR) });
+    await advanceTo(t0 + MIN);
+    expect((await get(`/heartbeat/${listed.id}`)).status).toBe('maintenance');
+    expect((await get(`/heartbeat/${other.id}`)).status).toBe('new');
+    const ctx = t.server.ctx;
+    const week = 7 * DAY;
+    expect(
+      windowsCovering(ctx, { channelIds: [], sources: [{ kind: 'heartbeat', id: listed.id }] }, week),
+    ).toEqual([
+      { id: bySource.id, name: 'deploy', startsAt: t0 + MIN, endsAt: t0 + MIN + HOUR, active: true },
+    ]);
+    expect(
+      windowsCovering(ctx, { channelIds: [child.id], sources: [{ kind: 'fake-monitor', id: m.id }] }, week),
+    ).toEqual([
+      {
+        id: bySubtree.id,
+        name: 'deploy',
+        startsAt: t0 + 3 * DAY,
+        endsAt: t0 + 3 * DAY + HOUR,
+        active: false,
+      },
+    ]);
+    expect(windowsCovering(ctx, { channelIds: [child.id], sources: [] }, 11 * DAY).map((w) => w.id)).toEqual([
+      bySubtree.id,
+      later.id,
+    ]);
+    expect(windowsCovering(ctx, { channelIds: [999_999], sources: [] }, 11 * DAY)).toEqual([]);
+    expect(isCovered(ctx, { kind: 'heartbeat', id: listed.id, appid: c.id })).toBe(true);
+    expect(isCovered(ctx, { kind: 'heartbeat', id: other.id, appid: c.id })).toBe(false);
+    expect(isChannelCovered(ctx, c.id)).toBe(false);
+    for (const w of [bySource, bySubtree, later]) await del(w.id);
+    await t.server.scheduler.tick();
+    expect((await get(`/heartbeat/${listed.id}`)).status).toBe('new');
   });
 });
 

@@ -146,12 +146,16 @@ describe('connectivity witness with a real kind', () => {
       });
       expect(res.status).toBe(200);
       await t.server.scheduler.tick();
-      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe('unknown');
+      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe(
+        'unknown',
+      );
       expect(titlesOf(c.id)).toEqual([]);
       online = true;
       await advance(WITNESS_CACHE_MS);
       await advance(60 * SEC);
-      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe('down');
+      expect((await t.request('GET', `/http-monitor/${res.body.id}`, { token: dev })).body.status).toBe(
+        'down',
+      );
       expect(titlesOf(c.id)).toEqual(['site is down']);
     } finally {
       await site.close();

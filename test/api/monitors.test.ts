@@ -538,6 +538,29 @@ describe('scheduling', () => {
     expect((await mon(slow.id)).status).toBe('up');
   });
 
+  it('a result applied after the due timer’s time passed, before its callback ran, keeps the overdue checks due now', async () => {
+    // A busy event loop runs the due timer's callback late; a check result applied in between used to
+    // re-arm the timer for that monitor's next check (up to the 60 s cap later), so every monitor due
+    // meanwhile skipped a whole interval (monitors.bench.ts: 1,000 monitors checked every 120 s).
+    const c = await makeChannel(t, dev);
+    const ta = target();
+    const a = await create({ appid: c.id, name: 'a', target: ta });
+    await t.server.scheduler.tick();
+    t.clock.advance(30 * SEC);
+    const b = await create({ appid: c.id, name: 'b', target: target() });
+    await t.server.scheduler.tick();
+    const aDue = Date.parse((await mon(a.id)).lastCheckAt) + 60 * SEC;
+    expect(t.server.ctx.due.armedAt!).toBeLessThanOrEqual(aDue);
+    // a's check falls due; the real timer armed for it has not fired yet (its callback is late) when
+    // b's check-now result is applied. No tick() from here: the real timer alone must run a's check.
+    t.clock.advance(aDue - t.clock.now() + 1);
+    expect(fake.started.get(ta)).toBe(1);
+    const res = await t.request('POST', `/fake-monitor/${b.id}/check-now`, { token: dev, json: {} });
+    expect(res.status).toBe(200);
+    await expect.poll(() => fake.started.get(ta), { timeout: 2_000 }).toBe(2);
+    await t.server.scheduler.tick();
+  });
+
   it("a reminder falls due on time while the monitor's check is still running", async () => {
     const c = await makeChannel(t, dev);
     const tg = target(false, 'refused');
@@ -715,7 +738,9 @@ describe('real kinds against loopback targets', () => {
     target.on('GET', '/up', { status: 200, body: 'ok' });
     target.on('GET', '/down', { status: 503, body: 'maintenance' });
     target.on('GET', '/slow', { status: 200, body: 'late', delayMs: 1_500 });
-    target.on('GET', '/flip', () => (++flips % 2 === 1 ? { status: 200, body: 'ok' } : { status: 500, body: 'x' }));
+    target.on('GET', '/flip', () =>
+      ++flips % 2 === 1 ? { status: 200, body: 'ok' } : { status: 500, body: 'x' },
+    );
   });
   afterAll(async () => {
     await target.close();
@@ -727,7 +752,8 @@ describe('real kinds against loopback targets', () => {
     if (res.status !== 200) throw new Error(`create ${kind}: ${res.status} ${res.text}`);
     return { c, m: res.body as Record<string, any> & { id: number } };
   }
-  const get = async (kind: string, id: number) => (await t.request('GET', `/${kind}/${id}`, { token: dev })).body;
+  const get = async (kind: string, id: number) =>
+    (await t.request('GET', `/${kind}/${id}`, { token: dev })).body;
 
   it('monitor: up, down (with the down message) and a slow target past timeoutSec that does not delay the others', async () => {
     const up = await real('monitor', { name: 'Up', url: `${target.url}/up` });
@@ -754,11 +780,26 @@ describe('real kinds against loopback targets', () => {
   });
 
   it('POST /http-monitor/test and /port-monitor/test answer the test answer and save nothing', async () => {
-    const http = await t.request('POST', '/http-monitor/test', { token: dev, json: { url: `${target.url}/down` } });
-    expect(http.body).toMatchObject({ ok: false, status: 'down', error: expect.any(String), details: { statusCode: 503 } });
+    const http = await t.request('POST', '/http-monitor/test', {
+      token: dev,
+      json: { url: `${target.url}/down` },
+    });
+    expect(http.body).toMatchObject({
+      ok: false,
+      status: 'down',
+      error: expect.any(String),
+      details: { statusCode: 503 },
+    });
     const port = Number(new URL(target.url).port);
-    const open = await t.request('POST', '/port-monitor/test', { token: dev, json: { host: '127.0.0.1', port } });
+    const open = await t.request('POST', '/port-monitor/test', {
+      token: dev,
+      json: { host: '127.0.0.1', port },
+    });
     expect(open.body).toMatchObject({ ok: true, status: 'up', details: { address: '127.0.0.1' } });
-    expect(t.server.ctx.db.first<{ n: number }>("SELECT COUNT(*) AS n FROM monitors WHERE kind IN ('http-monitor', 'port-monitor')")!.n).toBe(0);
+    expect(
+      t.server.ctx.db.first<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM monitors WHERE kind IN ('http-monitor', 'port-monitor')",
+      )!.n,
+    ).toBe(0);
   });
 });

@@ -167,6 +167,7 @@ export function createHeartbeat(
     recordStatus(ctx, KIND, id, paused ? 'paused' : 'new', now);
     return id;
   });
+  coverIfActive(ctx, id);
   statusChanged(ctx, channel.id);
   return { row: findHeartbeat(ctx.db, id)!, token };
 }
@@ -201,6 +202,7 @@ export function updateHeartbeat(
       recompute(ctx, current, now, effects);
   });
   finish(ctx, effects);
+  coverIfActive(ctx, id);
   return poked(ctx, id);
 }
 
@@ -235,6 +237,7 @@ export function resumeHeartbeat(ctx: AppContext, p: Principal, id: number): Hear
     // A recipient who lost `send` on the channel resumes only after moving it (§0.3).
     writableChannel(ctx, p, row.channel_id);
     ctx.db.transaction(() => resumeRow(ctx, row, ctx.clock.now()));
+    coverIfActive(ctx, id);
     statusChanged(ctx, row.channel_id);
   }
   return poked(ctx, id);
@@ -671,6 +674,14 @@ function leaveMaintenance(ctx: AppContext, row: HeartbeatRow, now: number, effec
     });
     effects.events.push(alertFrame(row, 'recovery', s.status, messageId, now));
   }
+}
+
+/** A heartbeat created, resumed or moved while a window covers it enters `maintenance` at once. */
+function coverIfActive(ctx: AppContext, id: number): void {
+  const row = findHeartbeat(ctx.db, id);
+  if (!row || row.status === 'maintenance' || row.status === 'paused') return;
+  if (!isCovered(ctx, { kind: KIND, id, appid: row.channel_id })) return;
+  ctx.db.transaction(() => enterMaintenance(ctx, row, ctx.clock.now(), { events: [], channels: new Set() }));
 }
 
 /** MaintainedFamily 'heartbeat': every covered heartbeat enters `maintenance`, every uncovered one leaves. */

@@ -231,17 +231,13 @@ export function applyCoverage(ctx: AppContext): void {
   for (const f of s.families) for (const c of f.sync(ctx, v.at)) changed.add(c);
   const after = new Map<number, Covered>();
   for (const [id, info] of v.active) {
-    const prior = before.get(id);
-    if (prior) {
-      after.set(id, prior);
-      continue;
-    }
     const channelIds = info.subtree
       ? [...new Set(info.channels.flatMap((c) => subtreeIds(ctx, c, () => true)))]
       : info.channels;
+    // What it covers now (a window replaced while active ends with its new coverage).
     const covered = { channelIds, sources: info.sources };
     after.set(id, covered);
-    announce(ctx, covered, true, changed);
+    if (!before.has(id)) announce(ctx, covered, true, changed);
   }
   for (const [id, covered] of before) if (!v.active.has(id)) announce(ctx, covered, false, changed);
   s.applied = after;

@@ -33,10 +33,14 @@ export interface WindowInput {
   enabled: boolean;
 }
 
-/** Windows a scoped API token sees: every channel they name is inside its scope. */
+/** Windows a scoped API token sees: every channel they name, and every listed source's channel, is in scope. */
 function inView(ctx: AppContext, p: Principal, row: WindowRow): boolean {
   if (!isRestricted(p)) return true;
-  return windowChannels(row).every((id) => channelInScope(ctx, p, id));
+  if (!windowChannels(row).every((id) => channelInScope(ctx, p, id))) return false;
+  return windowSources(row).every((m) => {
+    const found = sourceKind(ctx, m.kind)?.find(ctx, m.id);
+    return !found || channelInScope(ctx, p, found.appid);
+  });
 }
 
 function ownWindow(ctx: AppContext, p: Principal, id: number): WindowRow {

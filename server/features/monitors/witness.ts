@@ -8,8 +8,6 @@ import { monitorNet } from './kind';
 export const WITNESS_CACHE_MS = 15_000;
 /** Each probe gives up after this. */
 const PROBE_TIMEOUT_MS = 3_000;
-/** Two independent anycast resolvers: the machine is online when either accepts a TCP connection on 53. */
-const PROBES = ['1.1.1.1', '9.9.9.9'];
 
 export const OFFLINE_TITLE = 'Belfry is offline';
 export const ONLINE_TITLE = 'Belfry is back online';
@@ -38,9 +36,9 @@ function interfaceUp(): boolean {
   return Object.values(networkInterfaces()).some((list) => (list ?? []).some((a) => !a.internal));
 }
 
-function probe(host: string): Promise<boolean> {
+function probe(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host, port: 53 });
+    const socket = connect({ host, port });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
@@ -51,9 +49,13 @@ function probe(host: string): Promise<boolean> {
   });
 }
 
-async function probeOnline(): Promise<boolean> {
+/**
+ * Two independent probes by default (BELFRY_WITNESS_PROBES: 1.1.1.1:443 and 9.9.9.9:443, two anycast
+ * networks run by different operators): online when either accepts a TCP connection.
+ */
+async function probeOnline(ctx: AppContext): Promise<boolean> {
   if (!interfaceUp()) return false;
-  const answers = await Promise.all(PROBES.map(probe));
+  const answers = await Promise.all(ctx.config.witnessProbes.map((p) => probe(p.host, p.port)));
   return answers.includes(true);
 }
 
@@ -67,7 +69,7 @@ export async function isOnline(ctx: AppContext): Promise<boolean> {
   const now = ctx.clock.now();
   if (s.checkedAt !== null && now - s.checkedAt < WITNESS_CACHE_MS) return s.online;
   if (!s.asking) {
-    const ask = monitorNet(ctx).online ?? probeOnline;
+    const ask = monitorNet(ctx).online ?? (() => probeOnline(ctx));
     s.asking = ask()
       .catch(() => false)
       .then((online) => {

@@ -1,4 +1,5 @@
 import { errors } from '../../../http/errors';
+import { compileUserRegex, safeTest } from '../../../lib/safe-regex';
 import type { Extraction } from './extract';
 
 /** The six rules of a content monitor (§2.3). */
@@ -27,11 +28,8 @@ export function isContentRule(v: unknown): v is ContentRule {
  * Throws a 400 `value: …` naming the problem.
  */
 export function compilePattern(value: string, field = 'value'): RegExp {
-  const literal = /^\/(.*)\/([a-z]*)$/s.exec(value);
-  const source = literal ? literal[1]! : value;
-  const flags = literal ? literal[2]!.replace(/[gy]/g, '') : '';
   try {
-    return new RegExp(source, flags);
+    return compileUserRegex(value);
   } catch (e) {
     throw errors.badRequest(`${field}: invalid regular expression (${(e as Error).message})`);
   }
@@ -91,7 +89,9 @@ export function evaluateRule(
       return text.includes(String(value)) ? { ok: false, error: `text contains "${value}"` } : { ok: true };
     case 'matches': {
       const re = compilePattern(String(value));
-      return re.test(text) ? { ok: true } : { ok: false, error: `text does not match ${re}` };
+      const r = safeTest(re, text);
+      if (!r.ok) return { ok: false, error: r.error };
+      return r.match ? { ok: true } : { ok: false, error: `text does not match ${re}` };
     }
     case 'numberAbove':
     case 'numberBelow': {

@@ -56,6 +56,20 @@ describe('json assertions', () => {
     );
     expect(holds({ path: '$.n', op: 'matches', value: '5' })).toBe('json $.n: expected matches "5", got 5');
   });
+  it('matches gives up on a catastrophic pattern after the time limit instead of stalling the server', () => {
+    const evil = JSON.stringify({ s: `${'a'.repeat(28)}b` });
+    const started = performance.now();
+    const [, r] = checkResponse({ statusCode: 200, body: evil, responseTimeMs: 1 }, ['200'], {
+      ...none,
+      json: [{ path: '$.s', op: 'matches', value: '/(a+)+$/' }],
+    });
+    expect(r).toEqual({
+      name: 'json $.s',
+      ok: false,
+      detail: 'json $.s: pattern /(a+)+$/ took longer than 50 ms',
+    });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
 });
 
 describe('status and patterns', () => {
@@ -65,10 +79,10 @@ describe('status and patterns', () => {
     expect(statusMatches(300, ['200-299'])).toBe(false);
   });
   it('compiles a plain string as a case-insensitive substring and /…/flags as a RegExp', () => {
-    expect(compilePattern('ERROR')?.('an error here')).toBe(true);
-    expect(compilePattern('a.c')?.('abc')).toBe(false);
-    expect(compilePattern('/a.c/')?.('abc')).toBe(true);
-    expect(compilePattern('/ABC/i')?.('abc')).toBe(true);
+    expect(compilePattern('ERROR')?.('an error here')).toEqual({ ok: true, match: true });
+    expect(compilePattern('a.c')?.('abc')).toEqual({ ok: true, match: false });
+    expect(compilePattern('/a.c/')?.('abc')).toEqual({ ok: true, match: true });
+    expect(compilePattern('/ABC/i')?.('abc')).toEqual({ ok: true, match: true });
     expect(compilePattern('/(/')).toBeNull();
   });
 });

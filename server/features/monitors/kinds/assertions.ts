@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { followPath, MISSING, type PathStep, parseJsonPath } from '../../../lib/json-path';
+import { compileUserRegex, RegexBudget, type SafeTest } from '../../../lib/safe-regex';
 import { arr, bad, field, int, obj, oneOf, str } from './validate';
 
 /**
@@ -62,19 +63,21 @@ export function statusMatches(code: number, expected: readonly string[]): boolea
   });
 }
 
+type PatternTest = (text: string, budget?: RegexBudget) => SafeTest;
+
 /**
- * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp. Null when the
- * RegExp form does not compile.
+ * A §0.1 pattern: a plain string is a case-insensitive substring, `/source/flags` a JS RegExp, run within
+ * the time limit of `budget` (safe-regex; a pattern cut off answers its error). Null when the RegExp form
+ * does not compile.
  */
-export function compilePattern(pattern: string): ((text: string) => boolean) | null {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
-  if (!m) {
+export function compilePattern(pattern: string): PatternTest | null {
+  if (!/^\/.*\/[a-z]*$/s.test(pattern)) {
     const needle = pattern.toLowerCase();
-    return (text) => text.toLowerCase().includes(needle);
+    return (text) => ({ ok: true, match: text.toLowerCase().includes(needle) });
   }
   try {
-    const re = new RegExp(m[1]!, m[2]!.replace(/[gy]/g, ''));
-    return (text) => re.test(text);
+    const re = compileUserRegex(pattern);
+    return (text, budget = new RegexBudget()) => budget.test(re, text);
   } catch {
     return null;
   }
@@ -149,11 +152,15 @@ const show = (v: unknown): string => {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 };
 
-/** The checks of one response, in §2.3 order (status, time, body, json). */
+/**
+ * The checks of one response, in §2.3 order (status, time, body, json). `budget` limits the time all its
+ * regular expressions may take together (a workflow step shares it with its extracts).
+ */
 export function checkResponse(
   res: ResponseFacts,
   expectedStatus: readonly string[],
   a: Assertions,
+  budget = new RegexBudget(),
 ): AssertionResult[] {
   const out: AssertionResult[] = [];
   const allowed = expectedStatus.join(', ');
@@ -192,16 +199,18 @@ export function checkResponse(
     } catch {
       // not JSON: every json assertion fails with the same text
     }
-    for (const j of a.json) out.push(checkJson(doc, j));
+    for (const j of a.json) out.push(checkJson(doc, j, budget));
   }
   return out;
 }
 
-function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
+function checkJson(doc: unknown, j: JsonAssertion, budget: RegexBudget): AssertionResult {
   const name = `json ${j.path}`;
   if (doc === MISSING) return { name, ok: false, detail: `json ${j.path}: body is not JSON` };
   const actual = followPath(doc, parseJsonPath(j.path) as PathStep[]);
-  const ok = jsonOpHolds(j, actual);
+  const held = jsonOpHolds(j, actual, budget);
+  if (typeof held === 'object') return { name, ok: false, detail: `json ${j.path}: ${held.error}` };
+  const ok = held;
   const expected = j.op === 'exists' || j.op === 'notExists' ? j.op : `${j.op} ${show(j.value)}`;
   return {
     name,
@@ -212,7 +221,8 @@ function checkJson(doc: unknown, j: JsonAssertion): AssertionResult {
   };
 }
 
-function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean {
+/** Whether the assertion holds, or the error of a `matches` pattern cut off by its time limit. */
+function jsonOpHolds(j: JsonAssertion, actual: unknown, budget: RegexBudget): boolean | { error: string } {
   switch (j.op) {
     case 'exists':
       return actual !== MISSING;
@@ -240,8 +250,12 @@ function jsonOpHolds(j: JsonAssertion, actual: unknown): boolean {
       if (typeof actual === 'string') return typeof j.value === 'string' && actual.includes(j.value);
       if (Array.isArray(actual)) return actual.some((m) => isDeepStrictEqual(m, j.value));
       return false;
-    case 'matches':
-      return typeof actual === 'string' && (compilePattern(j.value as string)?.(actual) ?? false);
+    case 'matches': {
+      if (typeof actual !== 'string') return false;
+      const r = compilePattern(j.value as string)?.(actual, budget);
+      if (r === undefined) return false;
+      return r.ok ? r.match : { error: r.error };
+    }
   }
 }
 

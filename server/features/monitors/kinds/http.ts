@@ -12,6 +12,7 @@ import {
   parseAssertions,
   readExpectedStatus,
 } from './assertions';
+import { SecretValues } from './redact';
 import { bad, bool, field, httpUrl, int, maskByName, obj, oneOf, str, stringMap } from './validate';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -173,8 +174,17 @@ export function sendRequest(io: CheckIo, r: RequestFields): Promise<HttpResult> 
   });
 }
 
-/** One HTTP check in the §2.3 order: request, status, time, body, json, tls. Shared with `monitor`. */
+/**
+ * One HTTP check in the §2.3 order: request, status, time, body, json, tls. Shared with `monitor`. The
+ * secret header values and basic-auth password are redacted from the outcome's texts (§0.3).
+ */
 export async function runHttpCheck(s: HttpSettings, io: CheckIo): Promise<CheckOutcome> {
+  const secrets = new SecretValues();
+  secrets.addRequest(s);
+  return secrets.redact(await httpCheck(s, io));
+}
+
+async function httpCheck(s: HttpSettings, io: CheckIo): Promise<CheckOutcome> {
   const r = await sendRequest(io, s);
   if (!r.ok)
     return {

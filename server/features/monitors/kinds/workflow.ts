@@ -4,10 +4,12 @@ import { TOK } from '../../../http/auth';
 import { errors } from '../../../http/errors';
 import { parseBody } from '../../../http/validate';
 import { followPath, MISSING, parseJsonPath } from '../../../lib/json-path';
+import { compileUserRegex, RegexBudget } from '../../../lib/safe-regex';
 import { type CheckIo, type CheckOutcome, type MonitorKind, SECRET_MASK } from '../kind';
 import { type Assertions, checkResponse, firstFailure, parseAssertions } from './assertions';
 import { firstUrl, parseCurl } from './curl';
 import { parseRequestFields, presentRequestFields, type RequestFields, sendRequest, urlHost } from './http';
+import { SecretValues } from './redact';
 import { arr, bad, field, maskByName, obj, oneOf, SECRET_NAME, str, stringMap } from './validate';
 
 export interface Extract {
@@ -38,9 +40,8 @@ function varName(k: string, path: string): void {
 
 /** A regex field: `/source/flags` or a bare source. Null when it does not compile. */
 export function compileRegex(pattern: string): RegExp | null {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
   try {
-    return m ? new RegExp(m[1]!, m[2]!.replace(/[gy]/g, '')) : new RegExp(pattern);
+    return compileUserRegex(pattern);
   } catch {
     return null;
   }
@@ -135,11 +136,20 @@ export function substitute(
   return missing === null ? { text: out } : { error: `variable "${missing}" is not defined` };
 }
 
-function extractValue(ex: Extract, body: string, headers: Record<string, string>): string | undefined {
+/** The extracted text, undefined when nothing matched, or the error of a pattern cut off by its time limit. */
+function extractValue(
+  ex: Extract,
+  body: string,
+  headers: Record<string, string>,
+  budget: RegexBudget,
+): string | undefined | { error: string } {
   if (ex.from === 'header') return headers[(ex.header ?? '').toLowerCase()];
   if (ex.from === 'regex') {
-    const m = compileRegex(ex.pattern ?? '')?.exec(body);
-    return m ? (m[1] ?? m[0]) : undefined;
+    const re = compileRegex(ex.pattern ?? '');
+    if (!re) return undefined;
+    const r = budget.exec(re, body);
+    if (!r.ok) return { error: r.error };
+    return r.match ? (r.match[1] ?? r.match[0]) : undefined;
   }
   let doc: unknown;
   try {
@@ -180,7 +190,14 @@ function resolveStep(
   return { request: { ...step, url: url.text, body: body.text, headers } };
 }
 
+/** The steps in order; every secret the run sends is redacted from the outcome's texts (§0.3). */
 async function runWorkflow(s: WorkflowSettings, io: CheckIo): Promise<CheckOutcome> {
+  const secrets = new SecretValues();
+  secrets.addNamed(s.variables);
+  return secrets.redact(await runSteps(s, io, secrets));
+}
+
+async function runSteps(s: WorkflowSettings, io: CheckIo, secrets: SecretValues): Promise<CheckOutcome> {
   const vars = new Map(Object.entries(s.variables));
   const steps: StepDetail[] = [];
   let total = 0;
@@ -192,11 +209,13 @@ async function runWorkflow(s: WorkflowSettings, io: CheckIo): Promise<CheckOutco
   });
   for (const [i, step] of s.steps.entries()) {
     const n = i + 1;
+    secrets.addRequest(step);
     const resolved = resolveStep(step, vars, io.ctx.clock.now());
     if ('error' in resolved) {
       steps.push({ name: step.name, ok: false, responseTimeMs: 0, error: resolved.error, extracted: {} });
       return fail(n, step.name, resolved.error, null);
     }
+    secrets.addRequest(resolved.request);
     const r = await sendRequest(io, resolved.request);
     if (!r.ok) {
       steps.push({
@@ -217,20 +236,23 @@ async function runWorkflow(s: WorkflowSettings, io: CheckIo): Promise<CheckOutco
       extracted: {},
     };
     steps.push(detail);
-    const error = firstFailure(checkResponse(r, step.expectedStatus, step.assert));
+    // the step's patterns (json `matches`, regex extracts) share one time limit: they run without yielding
+    const budget = new RegexBudget();
+    const error = firstFailure(checkResponse(r, step.expectedStatus, step.assert, budget));
     if (error !== undefined) {
       detail.ok = false;
       detail.error = error;
       return fail(n, step.name, error, total);
     }
     for (const ex of step.extract) {
-      const value = extractValue(ex, r.body, r.headers);
-      if (value === undefined) {
+      const value = extractValue(ex, r.body, r.headers, budget);
+      if (typeof value !== 'string') {
         detail.ok = false;
-        detail.error = `extract ${ex.var}: no match`;
+        detail.error = `extract ${ex.var}: ${value === undefined ? 'no match' : value.error}`;
         return fail(n, step.name, detail.error, total);
       }
       vars.set(ex.var, value);
+      if (SECRET_NAME.test(ex.var)) secrets.add(value);
       detail.extracted[ex.var] = SECRET_NAME.test(ex.var) ? SECRET_MASK : value;
     }
   }
