@@ -158,15 +158,18 @@ describe('desktop main process (with a stand-in for electron)', () => {
 
     bus.emit('message:created', { message: { ...message, id: 8, appid: 11 }, ownerId: 1 }); // muted here
     bus.emit('message:created', { message: { ...message, id: 9, appid: 999 }, ownerId: 2 }); // not visible
+    const silent = { ...message, id: 11, extras: { 'service::silent': true } }; // in a maintenance window
+    bus.emit('message:created', { message: silent, ownerId: 1 });
     await vi.waitFor(() =>
-      expect(handle.notifier.recent.map((r) => r.decision.reason)).toEqual([
-        'normal',
+      expect(handle.notifier.recent.map((r) => r.decision.reason).sort()).toEqual([
+        'maintenance',
         'muted',
+        'normal',
         'not-visible',
       ]),
     );
     expect(e.notifications).toHaveLength(1);
-    expect(tray.title).toBe('5');
+    expect(tray.title).toBe('6');
 
     win.hide();
     n.click();

@@ -49,6 +49,13 @@ describe('notification decisions', () => {
       reason: 'muted',
     });
   });
+  it('skips a message marked service::silent by a maintenance window, whatever its priority', () => {
+    expect(decideNotification(msg({ priority: 10, extras: { 'service::silent': true } }), ctx())).toEqual({
+      show: false,
+      reason: 'maintenance',
+    });
+    expect(decideNotification(msg({ extras: { 'service::silent': false } }), ctx()).show).toBe(true);
+  });
   it('skips everything while paused from the tray, and shows again after the pause', () => {
     const until = noon.getTime() + 1000;
     expect(decideNotification(msg({ priority: 10 }), ctx({ pausedUntil: until }))).toEqual({

@@ -23,7 +23,10 @@ export interface NotificationContext {
 }
 
 export type NotificationDecision =
-  | { show: false; reason: 'not-visible' | 'muted' | 'paused' | 'min-priority' | 'quiet-digest' }
+  | {
+      show: false;
+      reason: 'not-visible' | 'muted' | 'maintenance' | 'paused' | 'min-priority' | 'quiet-digest';
+    }
   | {
       show: true;
       silent: boolean;
@@ -36,13 +39,16 @@ export const PRIORITY_SILENT_MAX = 3;
 export const PRIORITY_CRITICAL_MIN = 8;
 
 /**
- * Whether and how a message pops up on this desktop. Device mutes and the tray pause win; priority 0
+ * Whether and how a message pops up on this desktop. Device mutes, a maintenance window's
+ * `service::silent` marker and the tray pause win; priority 0
  * never pops up; during quiet hours a message below `breakthroughPriority` is shown silently, or not at
  * all when the user chose a digest (the server summarises those later).
  */
 export function decideNotification(msg: IncomingMessage, c: NotificationContext): NotificationDecision {
   if (!c.channelIds.has(msg.appid)) return { show: false, reason: 'not-visible' };
   if (c.mutedChannelIds.has(msg.appid)) return { show: false, reason: 'muted' };
+  // Arrived while a maintenance window covered its channel or source: listed, never popped up.
+  if (msg.extras?.['service::silent'] === true) return { show: false, reason: 'maintenance' };
   if (c.pausedUntil !== null && c.now.getTime() < c.pausedUntil) return { show: false, reason: 'paused' };
   if (msg.priority <= 0) return { show: false, reason: 'min-priority' };
   const urgency =

@@ -13,8 +13,10 @@ import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
+import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
 
@@ -52,6 +54,8 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   heartbeatsFeature,
   monitorsFeature,
+  statusPagesFeature,
+  maintenanceFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.

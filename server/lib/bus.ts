@@ -31,6 +31,11 @@ export interface BusEvents {
    * reported a wake (`resume`). Listeners run synchronously; the due timer is re-armed after them.
    */
   'clock:gap': { from: number; to: number; reason: 'restart' | 'sleep' | 'resume' };
+  /**
+   * A maintenance window started (`active`) or ended, after its covered sources were set to or
+   * re-evaluated from `maintenance` (server/features/maintenance/coverage.ts).
+   */
+  'maintenance:changed': { channelIds: number[]; sources: { kind: string; id: number }[]; active: boolean };
 }
 
 /** The wire Message plus what the hub needs to route it. */

@@ -155,3 +155,7 @@ export const HEARTBEAT_PING_BODY_BYTES = 10_000;
 export const HEARTBEAT_FAIL_REASON_CHARS = 1_000;
 /** Monitors of every kind per user (§0.7). */
 export const MONITORS_PER_USER = 1_000;
+/** Status-page subscription confirmation mails per address an hour (further requests answer the same, silently). */
+export const STATUS_CONFIRMATIONS_PER_HOUR = 5;
+/** Incidents listed on a status page (newest first). */
+export const STATUS_INCIDENTS_SHOWN = 50;

@@ -538,6 +538,29 @@ describe('scheduling', () => {
     expect((await mon(slow.id)).status).toBe('up');
   });
 
+  it('a result applied after the due timer’s time passed, before its callback ran, keeps the overdue checks due now', async () => {
+    // A busy event loop runs the due timer's callback late; a check result applied in between used to
+    // re-arm the timer for that monitor's next check (up to the 60 s cap later), so every monitor due
+    // meanwhile skipped a whole interval (monitors.bench.ts: 1,000 monitors checked every 120 s).
+    const c = await makeChannel(t, dev);
+    const ta = target();
+    const a = await create({ appid: c.id, name: 'a', target: ta });
+    await t.server.scheduler.tick();
+    t.clock.advance(30 * SEC);
+    const b = await create({ appid: c.id, name: 'b', target: target() });
+    await t.server.scheduler.tick();
+    const aDue = Date.parse((await mon(a.id)).lastCheckAt) + 60 * SEC;
+    expect(t.server.ctx.due.armedAt!).toBeLessThanOrEqual(aDue);
+    // a's check falls due; the real timer armed for it has not fired yet (its callback is late) when
+    // b's check-now result is applied. No tick() from here: the real timer alone must run a's check.
+    t.clock.advance(aDue - t.clock.now() + 1);
+    expect(fake.started.get(ta)).toBe(1);
+    const res = await t.request('POST', `/fake-monitor/${b.id}/check-now`, { token: dev, json: {} });
+    expect(res.status).toBe(200);
+    await expect.poll(() => fake.started.get(ta), { timeout: 2_000 }).toBe(2);
+    await t.server.scheduler.tick();
+  });
+
   it("a reminder falls due on time while the monitor's check is still running", async () => {
     const c = await makeChannel(t, dev);
     const tg = target(false, 'refused');

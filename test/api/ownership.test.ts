@@ -86,6 +86,35 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'monitor',
   );
+  const statusPage: { id: number; slug: string } = ok(
+    await t.request('POST', '/status-page', {
+      token: aDevice.token,
+      json: { appid: parent.id, slug: 'zqa-status', title: 'zqa status' },
+    }),
+    'status page',
+  );
+  ok(
+    await t.request('POST', `/status/${statusPage.slug}/subscribe`, {
+      json: { email: 'zqa-reader@example.com' },
+    }),
+    'subscriber',
+  );
+  const subscriberId = t.server.ctx.db.first<{ id: number }>(
+    'SELECT id FROM status_subscribers WHERE page_id = ?',
+    [statusPage.id],
+  )!.id;
+  const window: { id: number } = ok(
+    await t.request('POST', '/maintenance-window', {
+      token: aDevice.token,
+      json: {
+        name: 'zqa window',
+        channelIds: [parent.id],
+        monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
+        schedule: { type: 'once', startsAt: '2099-01-01T00:00:00Z', endsAt: '2099-01-02T00:00:00Z' },
+      },
+    }),
+    'maintenance window',
+  );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
   const aIds = [
@@ -100,6 +129,9 @@ it("no route lets a user read, change or delete another user's resources", async
     token.id,
     heartbeat.id,
     monitor.id,
+    statusPage.id,
+    subscriberId,
+    window.id,
     m1.id,
     m2.id,
   ];
@@ -154,6 +186,8 @@ it("no route lets a user read, change or delete another user's resources", async
     appid: parent.id,
     name: 'b thing',
     message: 'b says',
+    monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
+    schedule: { type: 'once', startsAt: '2099-01-01T00:00:00Z', endsAt: '2099-01-02T00:00:00Z' },
   };
   const query = `?appId=${parent.id}&q=first&recursive=1&channelId=${parent.id}&limit=100`;
   const sessionEnders = new Set(['POST /auth/logout', 'GET /stream']);
@@ -190,6 +224,11 @@ it("no route lets a user read, change or delete another user's resources", async
     'a devices',
   );
   expect(devices.map((d) => d.name).sort()).toEqual(['zqa laptop', 'zqa phone']);
+  const windows: { id: number; name: string; channelIds: number[] }[] = ok(
+    await t.request('GET', '/maintenance-window', { token: aDevice.token }),
+    'a windows',
+  );
+  expect(windows.map((w) => [w.id, w.name, w.channelIds])).toEqual([[window.id, 'zqa window', [parent.id]]]);
   const keys: { id: number }[] = ok(
     await t.request('GET', `/application/${parent.id}/token`, { token: aDevice.token }),
     'a keys',
@@ -223,4 +262,14 @@ it("no route lets a user read, change or delete another user's resources", async
     'a monitors',
   );
   expect(monitors.map((m) => [m.id, m.name, m.paused])).toEqual([[monitor.id, 'zqa monitor', false]]);
+  const pages: { id: number; title: string; enabled: boolean }[] = ok(
+    await t.request('GET', '/status-page', { token: aDevice.token }),
+    'a status pages',
+  );
+  expect(pages.map((p) => [p.id, p.title, p.enabled])).toEqual([[statusPage.id, 'zqa status', true]]);
+  const subscribers: { id: number }[] = ok(
+    await t.request('GET', `/status-page/${statusPage.id}/subscribers`, { token: aDevice.token }),
+    'a subscribers',
+  );
+  expect(subscribers.map((x) => x.id)).toEqual([subscriberId]);
 }, 120_000);

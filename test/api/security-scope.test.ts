@@ -276,15 +276,44 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     }),
     'monitor',
   );
+  const statusPage = ok(
+    await t.request('POST', '/status-page', {
+      token: device.token,
+      json: { appid: channel.id, slug: `${mark}-status`, title: `${mark} status` },
+    }),
+    'status page',
+  );
+  const window = ok(
+    await t.request('POST', '/maintenance-window', {
+      token: device.token,
+      json: { name: `${mark} window`, channelIds: [channel.id], schedule: FAR_WINDOW },
+    }),
+    'maintenance window',
+  );
   const m1 = await sendMessage(t, channel.token, { message: `${mark} first` });
   const m2 = await sendMessage(t, child.token, { message: `${mark} second` });
   return {
     channel,
     child,
     key,
-    ids: [channel.id, child.id, key.id, hook.id, share.id, m1.id, m2.id, primaryKeyId, monitor.id],
+    ids: [
+      channel.id,
+      child.id,
+      key.id,
+      hook.id,
+      share.id,
+      m1.id,
+      m2.id,
+      primaryKeyId,
+      monitor.id,
+      statusPage.id,
+      window.id,
+    ],
   };
 }
+
+/** A maintenance window's schedule that never starts while the sweeps run. */
+const FAR_WINDOW = { type: 'once', startsAt: '2099-01-01T00:00:00Z', endsAt: '2099-01-02T00:00:00Z' };
 
 interface SweepCall {
   route: string;
@@ -332,6 +361,10 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
     channel_reads: byChannel('channel_reads'),
     device_mutes: byChannel('device_mutes'),
     monitors: byChannel('monitors'),
+    status_pages: byChannel('status_pages'),
+    maintenance_windows: db.all(
+      `SELECT * FROM maintenance_windows WHERE user_id IN (SELECT user_id FROM channels WHERE id IN (${list}))`,
+    ),
     message_reads: db.all(
       `SELECT * FROM message_reads WHERE message_id IN (SELECT id FROM messages WHERE channel_id IN (${list}))`,
     ),
@@ -365,6 +398,7 @@ describe('sweeps over every mounted route', () => {
       tags: ['ops'],
       email: 'someone@example.com',
       permission: 'send',
+      schedule: FAR_WINDOW,
     };
     const before = rowsOf([channel, child]);
     for (const scoped of scopedTokens) {
@@ -412,6 +446,7 @@ describe('sweeps over every mounted route', () => {
       parentId: owned.channel.id,
       name: 'by a reader',
       message: 'x',
+      schedule: FAR_WINDOW,
       email: 'someone@example.com',
       permission: 'send',
       status: 'revoked',

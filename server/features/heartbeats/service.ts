@@ -8,6 +8,7 @@ import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
 import { channelInScope, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { forgetSource, recordCheck, recordGap, recordStatus } from '../history/service';
+import { coveredNow, isCovered } from '../maintenance/coverage';
 import { type SendInput, sendMessages } from '../messages/service';
 import { maySend, sourcesInView, writableChannel } from '../sources/access';
 import {
@@ -31,12 +32,15 @@ import {
   type HeartbeatState,
   type HeartbeatStatus,
   heartbeatsDueBy,
+  heartbeatsInMaintenance,
   insertHeartbeat,
+  listHeartbeatsOfChannels,
   listHeartbeatsOfUser,
   nextDueAt,
   recipientHeartbeats,
   rotateHeartbeatToken,
   updateSettings,
+  writeMaintenance,
   writeState,
 } from './store';
 
@@ -163,6 +167,7 @@ export function createHeartbeat(
     recordStatus(ctx, KIND, id, paused ? 'paused' : 'new', now);
     return id;
   });
+  coverIfActive(ctx, id);
   statusChanged(ctx, channel.id);
   return { row: findHeartbeat(ctx.db, id)!, token };
 }
@@ -197,6 +202,7 @@ export function updateHeartbeat(
       recompute(ctx, current, now, effects);
   });
   finish(ctx, effects);
+  coverIfActive(ctx, id);
   return poked(ctx, id);
 }
 
@@ -231,6 +237,7 @@ export function resumeHeartbeat(ctx: AppContext, p: Principal, id: number): Hear
     // A recipient who lost `send` on the channel resumes only after moving it (§0.3).
     writableChannel(ctx, p, row.channel_id);
     ctx.db.transaction(() => resumeRow(ctx, row, ctx.clock.now()));
+    coverIfActive(ctx, id);
     statusChanged(ctx, row.channel_id);
   }
   return poked(ctx, id);
@@ -511,6 +518,13 @@ function applyPing(
     frame('paused', 'ignored');
     return { answer: { ok: true, status: 'paused', ignored: true }, dueAt: null };
   }
+  if (row.status === 'maintenance') {
+    const reason = failure ? failReason(input) : undefined;
+    maintenancePing(ctx, row, input, reason, now);
+    entry('maintenance', !failure, reason);
+    frame('maintenance', pingKind);
+    return { answer: { ok: true, status: 'maintenance' }, dueAt: null };
+  }
   const s = stateOf(row);
   s.last_ping_at = now;
   if (input.kind === 'start' || input.kind === 'log') {
@@ -521,12 +535,7 @@ function applyPing(
     return { answer: { ok: true, status: s.status }, dueAt: s.due_at };
   }
   if (failure) {
-    const reason =
-      input.reason !== undefined && input.reason !== ''
-        ? input.reason
-        : input.exitCode !== undefined && input.exitCode !== 0
-          ? `exit status ${input.exitCode}`
-          : 'failure signalled';
+    const reason = failReason(input);
     const wasDown = row.status === 'down';
     s.last_fail_reason = reason;
     s.started_at = null;
@@ -565,6 +574,139 @@ function applyPing(
     effects.events.push(alertFrame(row, 'recovery', 'up', messageId, now));
   }
   return { answer: { ok: true, status: 'up' }, dueAt: s.due_at };
+}
+
+function failReason(input: PingInput): string {
+  if (input.reason !== undefined && input.reason !== '') return input.reason;
+  if (input.exitCode !== undefined && input.exitCode !== 0) return `exit status ${input.exitCode}`;
+  return 'failure signalled';
+}
+
+// ---------------------------------------------------------------- maintenance windows (§1.4)
+
+/**
+ * A ping while a window covers the heartbeat: logged, and the machine's status (maint_status) moves as
+ * the table says, but the stored status stays `maintenance`, no deadline is armed and no message is
+ * sent. The window's end recomputes the heartbeat from it (leaveMaintenance).
+ */
+function maintenancePing(
+  ctx: AppContext,
+  row: HeartbeatRow,
+  input: PingInput,
+  reason: string | undefined,
+  now: number,
+): void {
+  const s = stateOf(row);
+  s.last_ping_at = now;
+  let live: HeartbeatStatus = row.maint_status ?? 'new';
+  if (input.kind === 'start') s.started_at = now;
+  else if (reason !== undefined) {
+    s.last_fail_reason = reason;
+    s.started_at = null;
+    clearDeadlines(s);
+    live = 'down';
+  } else if (input.kind !== 'log') {
+    if (s.started_at !== null) {
+      if (now - s.started_at <= MAX_RUN_MS) s.last_duration_ms = now - s.started_at;
+      s.started_at = null;
+    }
+    s.last_success_at = now;
+    scheduleFrom(row, s, now);
+    live = 'up';
+  }
+  s.due_at = null;
+  writeState(ctx.db, row.id, s);
+  writeMaintenance(ctx.db, row.id, {
+    status: live,
+    from: row.maint_from ?? live,
+    since: row.maint_since ?? row.status_since,
+  });
+}
+
+/** Covered by an active window: `maintenance`, deadlines kept but not armed (§1.4). */
+function enterMaintenance(ctx: AppContext, row: HeartbeatRow, now: number, effects: Effects): void {
+  const s = stateOf(row);
+  s.due_at = null;
+  setStatus(s, 'maintenance', now);
+  commitState(ctx, row, s, effects);
+  writeMaintenance(ctx.db, row.id, { status: row.status, from: row.status, since: row.status_since });
+}
+
+/**
+ * The window ended (§1.4): recomputed from the machine's status; a deadline that passed in the window
+ * moves to `end + period + grace`. A failure in the window that was not alerted before it sends its
+ * fail message now; a heartbeat alerted down before the window and pinged up in it gets its recovery.
+ */
+function leaveMaintenance(ctx: AppContext, row: HeartbeatRow, now: number, effects: Effects): void {
+  const s = stateOf(row);
+  const live = row.maint_status ?? 'new';
+  const from = row.maint_from ?? live;
+  s.due_at = null;
+  if (live === 'down') {
+    clearDeadlines(s);
+    setStatus(s, 'down', now);
+  } else if (live === 'new') {
+    clearDeadlines(s);
+    setStatus(s, 'new', now);
+  } else {
+    scheduleFrom(row, s, row.last_success_at ?? now);
+    if (s.deadline_at !== null && s.deadline_at <= now) upFrom(row, s, now, now);
+    else {
+      const late = row.grace_sec > 0 && s.expected_at !== null && s.expected_at <= now;
+      setStatus(s, late ? 'late' : 'up', now);
+      if (late) s.due_at = s.deadline_at;
+    }
+  }
+  commitState(ctx, row, s, effects);
+  writeMaintenance(ctx.db, row.id, null);
+  if (live === 'down' && from !== 'down') {
+    const messageId = alert(ctx, row, 'fail', {
+      title: `${row.name} failed`,
+      message: failText(row, row.last_fail_reason ?? 'failure signalled'),
+      priority: row.priority,
+    });
+    effects.events.push(alertFrame(row, 'fail', 'down', messageId, now));
+  } else if (from === 'down' && live !== 'down' && live !== 'new') {
+    const messageId = alert(ctx, row, 'recovery', {
+      title: `${row.name} is up again`,
+      message: recoveryText((row.last_success_at ?? now) - (row.maint_since ?? row.status_since)),
+      priority: RECOVERY_PRIORITY,
+    });
+    effects.events.push(alertFrame(row, 'recovery', s.status, messageId, now));
+  }
+}
+
+/** A heartbeat created, resumed or moved while a window covers it enters `maintenance` at once. */
+function coverIfActive(ctx: AppContext, id: number): void {
+  const row = findHeartbeat(ctx.db, id);
+  if (!row || row.status === 'maintenance' || row.status === 'paused') return;
+  if (!isCovered(ctx, { kind: KIND, id, appid: row.channel_id })) return;
+  ctx.db.transaction(() => enterMaintenance(ctx, row, ctx.clock.now(), { events: [], channels: new Set() }));
+}
+
+/** MaintainedFamily 'heartbeat': every covered heartbeat enters `maintenance`, every uncovered one leaves. */
+export function syncMaintenance(ctx: AppContext, now: number): Set<number> {
+  const covered = coveredNow(ctx);
+  const rows = new Map<number, HeartbeatRow>();
+  for (const row of heartbeatsInMaintenance(ctx.db)) rows.set(row.id, row);
+  for (const row of listHeartbeatsOfChannels(ctx.db, covered.channelIds)) rows.set(row.id, row);
+  for (const src of covered.sources) {
+    const row = src.kind === KIND ? findHeartbeat(ctx.db, src.id) : undefined;
+    if (row) rows.set(row.id, row);
+  }
+  const effects: Effects = { events: [], channels: new Set() };
+  ctx.db.transaction(() => {
+    for (const row of rows.values()) {
+      const inside = isCovered(ctx, { kind: KIND, id: row.id, appid: row.channel_id });
+      if (inside && row.status !== 'maintenance' && row.status !== 'paused')
+        enterMaintenance(ctx, row, now, effects);
+      else if (!inside && row.status === 'maintenance') leaveMaintenance(ctx, row, now, effects);
+    }
+  });
+  for (const e of effects.events) ctx.bus.emit('source:event', e);
+  const due = rows.size > 0 ? nextDueAt(ctx.db) : null;
+  if (due !== null) ctx.due.poke(due);
+  return effects.channels;
 }
 
 // ---------------------------------------------------------------- tests (§1.5)

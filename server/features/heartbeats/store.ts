@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database';
 
-export type HeartbeatStatus = 'new' | 'up' | 'late' | 'down' | 'paused';
+export type HeartbeatStatus = 'new' | 'up' | 'late' | 'down' | 'paused' | 'maintenance';
 
 export interface HeartbeatRow {
   id: number;
@@ -27,6 +27,10 @@ export interface HeartbeatRow {
   started_at: number | null;
   last_duration_ms: number | null;
   created_at: number;
+  /** While `maintenance` (§1.4): the machine's status, and the status (and its start) before the window. */
+  maint_status: HeartbeatStatus | null;
+  maint_from: HeartbeatStatus | null;
+  maint_since: number | null;
 }
 
 /** The settings a user writes (create and update). */
@@ -185,6 +189,25 @@ export function writeState(db: Db, id: number, s: HeartbeatState): void {
       id,
     ],
   );
+}
+
+/** The status under a maintenance window (null when it ends). */
+export function writeMaintenance(
+  db: Db,
+  id: number,
+  m: { status: HeartbeatStatus; from: HeartbeatStatus; since: number } | null,
+): void {
+  db.run('UPDATE heartbeats SET maint_status = ?, maint_from = ?, maint_since = ? WHERE id = ?', [
+    m?.status ?? null,
+    m?.from ?? null,
+    m?.since ?? null,
+    id,
+  ]);
+}
+
+/** Heartbeats in `maintenance` (heartbeats_in_maintenance). */
+export function heartbeatsInMaintenance(db: Db): HeartbeatRow[] {
+  return db.all<HeartbeatRow>("SELECT * FROM heartbeats WHERE status = 'maintenance' ORDER BY id");
 }
 
 export function rotateHeartbeatToken(db: Db, id: number, digest: string, hint: string): void {

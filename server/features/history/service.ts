@@ -413,3 +413,124 @@ export function pageChecks(
     [kind, id, before > 0 ? before : Number.MAX_SAFE_INTEGER, limit],
   );
 }
+
+// -------------------------------------------------------------------------------------------------
+// Many sources at once (status pages)
+
+/** Whether the history module keeps uptime for sources of this kind (heartbeats and monitors do). */
+export function hasHistoryKind(ctx: AppContext, kind: string): boolean {
+  return state(ctx).kinds.has(kind);
+}
+
+export interface SourceUptime {
+  uptime90d: number | null;
+  days: { date: string; uptime: number | null; status: DayEntry['status'] }[];
+}
+
+export interface HistoryInterval {
+  kind: string;
+  source_id: number;
+  status: string;
+  class: UptimeClass;
+  start_at: number;
+  end_at: number | null;
+}
+
+export const historyKey = (kind: string, id: number) => `${kind}:${id}`;
+
+/**
+ * The 90-day uptime and day bars of many sources at `now` (the arithmetic of historySummary), with one
+ * query per table whatever the number of sources: the daily rows of the last 91 days, and every interval
+ * that ends inside the last 91 days or is open (returned too: status pages derive incidents from them).
+ */
+export function uptimeOfMany(
+  ctx: AppContext,
+  sources: readonly { kind: string; id: number }[],
+  now: number,
+): { uptime: Map<string, SourceUptime>; intervals: HistoryInterval[] } {
+  const uptime = new Map<string, SourceUptime>();
+  if (sources.length === 0) return { uptime, intervals: [] };
+  const today = dayOf(now);
+  const firstDay = today - (HISTORY_DAYS_SHOWN - 1);
+  const kinds = [...new Set(sources.map((s) => s.kind))];
+  const ids = [...new Set(sources.map((s) => s.id))];
+  const where = `kind IN (${kinds.map(() => '?').join(',')}) AND source_id IN (${ids.map(() => '?').join(',')})`;
+  const dayRows = ctx.db.all<{
+    kind: string;
+    source_id: number;
+    day: number;
+    up_ms: number;
+    down_ms: number;
+    maintenance_ms: number;
+  }>(
+    `SELECT kind, source_id, day, up_ms, down_ms, maintenance_ms FROM history_days
+     WHERE ${where} AND day BETWEEN ? AND ?`,
+    [...kinds, ...ids, firstDay - 1, today],
+  );
+  const intervals = ctx.db.all<HistoryInterval>(
+    `SELECT kind, source_id, status, class, start_at, end_at FROM history_intervals
+     WHERE ${where} AND (end_at IS NULL OR end_at > ?) ORDER BY start_at, id`,
+    [...kinds, ...ids, (firstDay - 1) * DAY_MS],
+  );
+  // Daily totals by source, in an array indexed from the day before the first bar (what the 90-day
+  // window's partial first day needs is read from the intervals).
+  const days = new Map<string, (Totals | undefined)[]>();
+  for (const r of dayRows) {
+    const key = historyKey(r.kind, r.source_id);
+    let list = days.get(key);
+    if (!list) {
+      list = new Array(HISTORY_DAYS_SHOWN + 1);
+      days.set(key, list);
+    }
+    list[r.day - firstDay + 1] = { up: r.up_ms, down: r.down_ms, maintenance: r.maintenance_ms };
+  }
+  const open = new Map<string, HistoryInterval>();
+  const closedBy = new Map<string, HistoryInterval[]>();
+  for (const iv of intervals) {
+    const key = historyKey(iv.kind, iv.source_id);
+    if (iv.end_at === null) open.set(key, iv);
+    else {
+      const list = closedBy.get(key) ?? [];
+      list.push(iv);
+      closedBy.set(key, list);
+    }
+  }
+  const dates: string[] = [];
+  for (let day = firstDay; day <= today; day++) dates.push(new Date(day * DAY_MS).toISOString().slice(0, 10));
+  const start = now - HISTORY_DAYS_SHOWN * DAY_MS;
+  const startDay = dayOf(start);
+  const partialEnd = Math.min(now, (startDay + 1) * DAY_MS);
+  const none: (Totals | undefined)[] = [];
+  for (const s of sources) {
+    const key = historyKey(s.kind, s.id);
+    const byDay = days.get(key) ?? none;
+    const o = open.get(key);
+    const openFrom = o ? Math.min(o.start_at, now) : now;
+    const t: Totals = { up: 0, down: 0, maintenance: 0 };
+    for (const iv of closedBy.get(key) ?? [])
+      if (iv.end_at! > start && iv.start_at < partialEnd)
+        addClass(t, iv.class, Math.min(iv.end_at!, partialEnd) - Math.max(iv.start_at, start));
+    const bars: SourceUptime['days'] = new Array(HISTORY_DAYS_SHOWN);
+    for (let k = 0; k < HISTORY_DAYS_SHOWN; k++) {
+      const r = byDay[k + 1];
+      const d: Totals = { up: r?.up ?? 0, down: r?.down ?? 0, maintenance: r?.maintenance ?? 0 };
+      // Whole days after the window's first one count in the window's uptime from the aggregates.
+      if (firstDay + k > startDay) {
+        t.up += d.up;
+        t.down += d.down;
+      }
+      if (o) {
+        const day = firstDay + k;
+        addClass(d, o.class, Math.min((day + 1) * DAY_MS, now) - Math.max(day * DAY_MS, openFrom));
+      }
+      bars[k] = {
+        date: dates[k]!,
+        uptime: uptimePercent(d.up, d.down),
+        status: d.down > 0 ? 'down' : d.up > 0 ? 'up' : d.maintenance > 0 ? 'maintenance' : 'none',
+      };
+    }
+    if (o) addClass(t, o.class, now - Math.max(start, openFrom));
+    uptime.set(key, { uptime90d: uptimePercent(t.up, t.down), days: bars });
+  }
+  return { uptime, intervals };
+}

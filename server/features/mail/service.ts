@@ -26,6 +26,8 @@ export interface Mail {
   subject: string;
   text: string;
   html?: string;
+  /** Extra headers (status-page mails: List-Unsubscribe). */
+  headers?: Record<string, string>;
 }
 
 const transports = new WeakMap<AppContext, Transporter>();
@@ -95,6 +97,7 @@ async function attempt(ctx: AppContext, row: OutboxRow): Promise<void> {
       subject: row.subject,
       text: row.text,
       ...(row.html === null ? {} : { html: row.html }),
+      ...(row.headers === null ? {} : { headers: JSON.parse(row.headers) as Record<string, string> }),
     });
   } catch (err) {
     const failures = row.attempts + 1;

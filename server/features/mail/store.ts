@@ -8,6 +8,7 @@ export interface OutboxRow {
   subject: string;
   text: string;
   html: string | null;
+  headers: string | null;
   created_at: number;
   status: OutboxStatus;
   attempts: number;
@@ -23,14 +24,24 @@ export function insertOutbox(
     subject: string;
     text: string;
     html?: string;
+    headers?: Record<string, string>;
     now: number;
     status: OutboxStatus;
     nextAttemptAt: number | null;
   },
 ): number {
   return db.run(
-    'INSERT INTO mail_outbox (to_addr, subject, text, html, created_at, status, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [m.to, m.subject, m.text, m.html ?? null, m.now, m.status, m.nextAttemptAt],
+    'INSERT INTO mail_outbox (to_addr, subject, text, html, headers, created_at, status, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      m.to,
+      m.subject,
+      m.text,
+      m.html ?? null,
+      m.headers ? JSON.stringify(m.headers) : null,
+      m.now,
+      m.status,
+      m.nextAttemptAt,
+    ],
   ).lastInsertRowid;
 }
 

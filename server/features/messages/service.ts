@@ -16,6 +16,8 @@ import {
 } from '../channels/access';
 import { ensureSystemChannel } from '../channels/service';
 import { findSendTarget, type SendTarget, touchChannel } from '../channels/store';
+import { isChannelCovered } from '../maintenance/coverage';
+import { SILENT_EXTRA } from '../maintenance/silent';
 import { consumeEvents } from '../quota/service';
 import { presentMessage } from './present';
 import { flushSearchIndex } from './search-index';
@@ -76,7 +78,12 @@ function insertAll(
   if (!system && inputs.length > 0) consumeEvents(ctx, target.user_id, inputs.length);
   const date = rfc3339(now);
   const out: BusMessage[] = [];
-  for (const input of inputs) {
+  // A channel covered by an active maintenance window: every message arrives with
+  // `"service::silent": true` (sender's extras kept). Issue 15's outbox must skip these: they are never
+  // re-delivered (docs/api.md, "Maintenance windows").
+  const silent = isChannelCovered(ctx, target.id);
+  for (const raw of inputs) {
+    const input = silent ? { ...raw, extras: { ...raw.extras, [SILENT_EXTRA]: true } } : raw;
     // A missing or blank title becomes the channel's name, as the older protocol does.
     const title = input.title !== undefined && input.title.trim() !== '' ? input.title : target.name;
     const priority = input.priority ?? target.default_priority;

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import { rfc3339 } from '../../lib/clock';
 import { recordCheck, recordGap, recordStatus } from '../history/service';
+import { coveredNow, isCovered } from '../maintenance/coverage';
 import { formatDuration, RECOVERY_PRIORITY, sendSourceMessage, statusChanged } from '../sources/messages';
 import { openSettings, stateOfRow } from './fields';
 import { type AnyMonitorKind, type CheckOutcome, isLoopbackHost, monitorKind } from './kind';
@@ -11,6 +12,7 @@ import {
   type MonitorRow,
   type MonitorState,
   type MonitorStatus,
+  monitorsForMaintenance,
   nextDueAt,
   writeState,
 } from './store';
@@ -73,7 +75,11 @@ export function newEffects(): Effects {
 export function finish(ctx: AppContext, effects: Effects): void {
   for (const f of effects.frames) ctx.bus.emit('source:event', f);
   for (const appid of effects.channels) statusChanged(ctx, appid);
-  if (effects.dueAt !== null) ctx.due.poke(effects.dueAt);
+  // poke() without a time re-arms for the earliest due time over all sources. poke(at) keeps a timer
+  // armed for an earlier time only while that time is in the future: a result applied after the timer's
+  // time passed but before its callback ran (a busy event loop) would move it to `at`, up to the 60 s
+  // cap later, and every monitor due meanwhile would miss a whole interval.
+  if (effects.dueAt !== null) ctx.due.poke();
 }
 
 // ---------------------------------------------------------------- state
@@ -184,10 +190,15 @@ export function applyCheck(ctx: AppContext, row: MonitorRow, r: CheckResult, eff
   s.last_response_ms = o.responseTimeMs;
   if (o.state !== undefined) s.state = JSON.stringify(o.state);
   let messageId: number | null = null;
-  // Maintenance windows (issue 14) plug in here: a covered monitor takes status `maintenance`, its check
-  // is still logged, and no down/recovery message is sent; the window's end runs a check whose result
-  // goes through the rows below.
-  if (o.cannotRun || r.offline) {
+  // A monitor covered by an active maintenance window (§2.4): status `maintenance`, the check is still
+  // counted and logged, no down/recovery message (last_alerted unchanged, so none is lost or repeated);
+  // the window's end runs a check (syncMaintenance) whose result goes through the rows below.
+  if (isCovered(ctx, { kind: row.kind, id: row.id, appid: row.channel_id })) {
+    if (o.ok) s.consecutive_failures = 0;
+    else if (!o.cannotRun && !r.offline) s.consecutive_failures++;
+    s.last_error = o.ok ? null : (o.error ?? 'check failed');
+    setStatus(s, 'maintenance', now);
+  } else if (o.cannotRun || r.offline) {
     s.last_error = o.error ?? null;
     setStatus(s, 'unknown', now);
   } else if (o.ok) {
@@ -467,6 +478,39 @@ export async function stopMonitors(ctx: AppContext): Promise<void> {
   e.stopped = true;
   for (const c of e.controllers) c.abort(new Error('server stopping'));
   await Promise.allSettled([...e.running.values()]);
+}
+
+// ---------------------------------------------------------------- maintenance windows (§2.4)
+
+/**
+ * MaintainedFamily 'monitor': a covered monitor (not paused) takes status `maintenance` at once; one in
+ * `maintenance` that no window covers any more gets a check now, and that check's result decides its
+ * status and messages (a monitor still down then gets its down message unless it was alerted before).
+ */
+export function syncMaintenance(ctx: AppContext, now: number): Set<number> {
+  const covered = coveredNow(ctx);
+  const rows = new Map<number, MonitorRow>();
+  for (const row of monitorsForMaintenance(ctx.db, covered.channelIds)) rows.set(row.id, row);
+  for (const src of covered.sources) {
+    const row = findMonitor(ctx.db, src.id);
+    if (row && row.kind === src.kind) rows.set(row.id, row);
+  }
+  const effects = newEffects();
+  ctx.db.transaction(() => {
+    for (const row of rows.values()) {
+      if (row.status === 'paused') continue;
+      const inside = isCovered(ctx, { kind: row.kind, id: row.id, appid: row.channel_id });
+      const s = stateOf(row);
+      if (inside && row.status !== 'maintenance') setStatus(s, 'maintenance', now);
+      else if (!inside && row.status === 'maintenance') s.next_check_at = now;
+      else continue;
+      commitState(ctx, row, s, effects);
+    }
+  });
+  const channels = new Set(effects.channels);
+  effects.channels.clear();
+  finish(ctx, effects);
+  return channels;
 }
 
 // ---------------------------------------------------------------- sleep and restarts (§0.6)

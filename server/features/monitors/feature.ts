@@ -2,8 +2,16 @@ import type { AppContext } from '../../context';
 import { registerUserCounter } from '../current-user/service';
 import { registerHistoryKind } from '../history/service';
 import type { Feature } from '../index';
+import { registerMaintained } from '../maintenance/coverage';
 import { registerSourceKind, type SourceSummary, sourceKind } from '../sources/registry';
-import { monitorNextDue, monitorsIdle, onClockGap, runDueMonitors, stopMonitors } from './engine';
+import {
+  monitorNextDue,
+  monitorsIdle,
+  onClockGap,
+  runDueMonitors,
+  stopMonitors,
+  syncMaintenance,
+} from './engine';
 import { monitorKinds, registerMonitorKind } from './kind';
 import { BUILT_IN_KINDS } from './kinds/index';
 import { monitorRoutes } from './routes';
@@ -51,6 +59,7 @@ function init(ctx: AppContext): void {
     runDue: runDueMonitors,
     idle: monitorsIdle,
   });
+  registerMaintained(ctx, { name: 'monitor', sync: syncMaintenance });
   registerUserCounter(ctx, 'monitorCounter', (userId) => countMonitorsOfUser(ctx.db, userId));
   ctx.bus.on('clock:gap', ({ from, to }) => onClockGap(ctx, from, to));
   ctx.bus.on('share:changed', ({ appid }) => pauseLostRecipients(ctx, appid));

@@ -94,6 +94,15 @@ export function dueMonitors(db: Db, now: number, limit: number): MonitorRow[] {
   );
 }
 
+/** Monitors in `maintenance`, or on these channels (what a maintenance window's start or end walks). */
+export function monitorsForMaintenance(db: Db, channelIds: readonly number[]): MonitorRow[] {
+  const onChannels =
+    channelIds.length === 0 ? '' : ` OR channel_id IN (${channelIds.map(() => '?').join(',')})`;
+  return db.all<MonitorRow>(`SELECT * FROM monitors WHERE status = 'maintenance'${onChannels} ORDER BY id`, [
+    ...channelIds,
+  ]);
+}
+
 export function activeMonitors(db: Db): MonitorRow[] {
   return db.all<MonitorRow>("SELECT * FROM monitors WHERE status <> 'paused' ORDER BY id");
 }

@@ -2,6 +2,8 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import { channelAudience } from '../channels/service';
 import { findChannel } from '../channels/store';
+import { isCovered } from '../maintenance/coverage';
+import { SILENT_EXTRA } from '../maintenance/silent';
 import { type SendInput, sendMessages } from '../messages/service';
 
 /**
@@ -57,7 +59,10 @@ export function sendSourceMessage(
   event: string,
   m: { title: string; message: string; priority: number; date?: number },
 ): number | null {
-  const input: SendInput = { ...m, extras: sourceExtras(src, event), senderName: src.name };
+  const extras = sourceExtras(src, event);
+  // A source a window names explicitly (its channel may be uncovered) still speaks silently (§0.4).
+  if (isCovered(ctx, { kind: src.kind, id: src.id, appid: src.channelId })) extras[SILENT_EXTRA] = true;
+  const input: SendInput = { ...m, extras, senderName: src.name };
   try {
     return sendMessages(ctx, src.channelId, src.name, [input])[0]!.id;
   } catch (err) {

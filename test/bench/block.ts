@@ -1,0 +1,72 @@
+/**
+ * The generated block of docs/benchmarks.md read back, and a partial run's figures merged into it
+ * (run.ts): `npm run bench -- monitors` replaces the monitors sections and keeps every other one.
+ */
+import type { Result } from './lib';
+
+export interface SuiteOutput {
+  node: string;
+  results: { name: string; result?: Result; error?: string; seconds: number; measuredAt?: string }[];
+}
+
+/** The suites of a generated block, read back (figures that look like numbers become numbers again). */
+export function parseBlock(block: string): { measured: string | null; outputs: SuiteOutput[] } {
+  let measured: string | null = null;
+  const outputs: SuiteOutput[] = [];
+  let current: SuiteOutput['results'][number] | undefined;
+  for (const line of block.split('\n')) {
+    if (line.startsWith('Measured ')) measured = line;
+    const node = /^### Node (\S+)$/.exec(line);
+    if (node) {
+      outputs.push({ node: node[1]!, results: [] });
+      current = undefined;
+      continue;
+    }
+    const bench = /^#### (\S+) \((\d+) s(?:, measured (.+))?\)$/.exec(line);
+    if (bench && outputs.length > 0) {
+      current = { name: bench[1]!, seconds: Number(bench[2]), result: {} };
+      if (bench[3]) current.measuredAt = bench[3];
+      outputs.at(-1)!.results.push(current);
+      continue;
+    }
+    if (!current) continue;
+    const failed = /^failed: `(.*)`$/.exec(line);
+    if (failed) {
+      current.error = failed[1]!;
+      delete current.result;
+      continue;
+    }
+    if (!line.startsWith('| ') || line === '| figure | value |') continue;
+    const cells = line.slice(2, -2);
+    const sep = cells.lastIndexOf(' | ');
+    if (sep < 0) continue;
+    const value = cells.slice(sep + 3);
+    // A number renders back to the same text; anything else stays the string it was.
+    current.result![cells.slice(0, sep)] =
+      value !== '' && String(Number(value)) === value ? Number(value) : value;
+  }
+  return { measured, outputs };
+}
+
+/**
+ * The new figures over the old block's: a bench that ran replaces its section (marked with the time it
+ * ran), every other section and Node version stays as it was.
+ */
+export function mergeOutputs(old: SuiteOutput[], fresh: SuiteOutput[], measuredAt: string): SuiteOutput[] {
+  const merged = old.map((o) => ({ ...o, results: [...o.results] }));
+  for (const f of fresh) {
+    const stamped = f.results.map((r) => ({ ...r, measuredAt }));
+    const into = merged.find((o) => o.node === f.node);
+    if (!into) {
+      merged.push({ ...f, results: stamped });
+      continue;
+    }
+    for (const r of stamped) {
+      const i = into.results.findIndex((x) => x.name === r.name);
+      if (i >= 0) into.results[i] = r;
+      else into.results.push(r);
+    }
+    into.results.sort((x, y) => x.name.localeCompare(y.name));
+  }
+  return merged;
+}
