@@ -56,6 +56,16 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     await t.server.scheduler.tick();
     const status = (await t.request('GET', `/heartbeat/${made.Payments?.id}`, { token: setup })).body.status;
     expect(status).toBe('down');
+    // Planned work on the payments channel on Saturday: listed on the page, not active yet.
+    const window = await t.request('POST', '/maintenance-window', {
+      token: setup,
+      json: {
+        name: 'Payment provider upgrade',
+        channelIds: [payments.id],
+        schedule: { type: 'once', startsAt: '2026-01-17T08:00:00.000Z', endsAt: '2026-01-17T10:00:00.000Z' },
+      },
+    });
+    expect(window.status).toBe(200);
     b = await launchBrowser();
     ({ page } = await b.newPage());
     page.on('dialog', (d) => void d.accept());
@@ -104,6 +114,8 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     expect(await bar.locator('.uptime-day').count()).toBe(90);
     expect(await bar.locator('.uptime-day').last().getAttribute('title')).toMatch(/^2026-01-15: /);
     expect(await preview.textContent()).toContain('Payments is down');
+    const planned = preview.getByRole('list', { name: 'Planned maintenance' }).getByRole('listitem');
+    expect(await planned.allTextContents()).toEqual([expect.stringMatching(/^Payment provider upgrade: /)]);
     await screenshot(page, 'status-page-admin');
 
     const list = (await t.request('GET', '/status-page', { token: await token() })).body;
@@ -153,6 +165,9 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     expect(body).toContain('Partial outage');
     expect(body).toContain('Payments is down');
     expect(body).toContain('Powered by Belfry');
+    expect(await pub.locator('[data-maintenance="planned"]').textContent()).toContain(
+      'Payment provider upgrade',
+    );
     const sections = pub.locator('section[data-status]');
     expect(await sections.count()).toBe(2);
     const checkout = pub.locator('section[data-status="up"]', { hasText: 'Checkout' });

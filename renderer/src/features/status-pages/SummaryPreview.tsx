@@ -78,8 +78,8 @@ export function SummaryPreview({
           </ul>
           {summary.maintenance.length ? (
             <>
-              <h3>Planned maintenance</h3>
-              <ul>
+              <h3 id={`${headId}-maint`}>Planned maintenance</h3>
+              <ul aria-labelledby={`${headId}-maint`}>
                 {summary.maintenance.map((m) => (
                   <li key={`${m.name}${m.startsAt}`}>
                     {m.name}: {formatDate(m.startsAt)} – {formatDate(m.endsAt)}
@@ -91,8 +91,8 @@ export function SummaryPreview({
           ) : null}
           {summary.incidents.length ? (
             <>
-              <h3>Incidents</h3>
-              <ul>
+              <h3 id={`${headId}-incidents`}>Incidents</h3>
+              <ul aria-labelledby={`${headId}-incidents`}>
                 {summary.incidents.map((i) => (
                   <li key={`${i.title}${i.startedAt}`}>
                     {i.title}: {formatDate(i.startedAt)}
