@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -112,4 +113,23 @@ export async function mailedLink(
     })
     .toMatch(start);
   return link;
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG A/AA and best-practice findings on the page, as `impact id at targets` lines; `skip`
+ * names rules a page breaks on purpose (the public status page's spec-mandated meta refresh).
+ */
+export async function axeFindings(page: Page, skip: string[] = []): Promise<string[]> {
+  await page.evaluate(AXE);
+  return page.evaluate(async (skipped) => {
+    type Found = { id: string; impact: string; nodes: { target: string[] }[] };
+    type Axe = { run(d: Document, o: object): Promise<{ violations: Found[] }> };
+    const rules = Object.fromEntries(skipped.map((id) => [id, { enabled: false }]));
+    const { violations } = await (window as unknown as { axe: Axe }).axe.run(document, { rules });
+    return violations.map(
+      (v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
+  }, skip);
 }

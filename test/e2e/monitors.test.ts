@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel } from '../helpers/factories';
 import { type FakeHttp, startFakeHttp } from '../helpers/fake-http';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
+  axeFindings,
   type BrowserHandle,
   deviceTokenOf,
   ensureRendererBuilt,
@@ -20,21 +19,6 @@ const PAGE_HTML = `<!doctype html><html><body>
 <main><div class="product" data-sku="kettle-2">
   <h1>Kettle</h1><p class="price" id="kettle-price">19.99 €</p>
 </div><p class="note">Prices include VAT</p></main></body></html>`;
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG A/AA and best-practice findings on the page, as `impact id at targets` lines. */
-async function axeFindings(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    type Found = { id: string; impact: string; nodes: { target: string[] }[] };
-    const axe = (window as unknown as { axe: { run(d: Document): Promise<{ violations: Found[] }> } }).axe;
-    const { violations } = await axe.run(document);
-    return violations.map(
-      (v) => `${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
-  });
-}
 
 /**
  * Monitors end to end: the page drives the real API (docs/api.md "Monitors") in Chromium against a

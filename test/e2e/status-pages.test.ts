@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
+  axeFindings,
   type BrowserHandle,
   deviceTokenOf,
   ensureRendererBuilt,
@@ -179,6 +180,16 @@ describe.skipIf(!hasChromium)('status pages in Chromium', () => {
     expect(await bars.count()).toBe(90);
     expect(await bars.last().getAttribute('title')).toMatch(/^2026-01-15\b.*%/);
     await screenshot(pub, 'status-page');
+
+    // The public page passes axe in both colour schemes (with script on only for axe itself; meta refresh
+    // is the spec's, so that one rule is skipped).
+    const auditor = await b.browser.newPage({ viewport: { width: 1024, height: 900 } });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await auditor.emulateMedia({ colorScheme });
+      await auditor.goto(publicUrl);
+      expect(await axeFindings(auditor, ['meta-refresh']), colorScheme).toEqual([]);
+    }
+    await auditor.close();
 
     // The form posts natively (no script): the answer is a "check your mail" page, and the mail goes out.
     await pub.locator('form input[type="email"], form input[name="email"]').first().fill(EMAIL);

@@ -82,20 +82,22 @@ export function escapeHtml(s: string): string {
 }
 
 const CSS = `:root{color-scheme:light dark;--bg:#f6f7f9;--fg:#1d2330;--muted:#5b6475;--card:#fff;--line:#dde1e8;
---up:#2f9e5b;--down:#d64545;--maintenance:#3b7dd8;--none:#c9ced8;--pending:#c98a12}
+--up:#2f9e5b;--down:#d64545;--maintenance:#3b7dd8;--none:#c9ced8;--pending:#c98a12;
+--up-fill:#1e7a44;--down-fill:#b42f2f;--maintenance-fill:#2563b8;--pending-fill:#8a5d00;
+--up-text:#1e7a44;--down-text:#b42f2f;--maintenance-text:#2563b8}
 @media (prefers-color-scheme:dark){:root{--bg:#12151b;--fg:#e6e9ef;--muted:#9aa3b5;--card:#1b2029;--line:#2c3340;
---none:#3a4150}}
+--none:#3a4150;--up-text:#5fd38d;--down-text:#ff8a8a;--maintenance-text:#8ab8ff}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:860px;margin:0 auto;padding:24px 16px}h1{font-size:1.6rem;margin:0 0 4px}
 h2{font-size:1.1rem;margin:28px 0 8px}.desc{color:var(--muted);margin:0}
 .banner{margin:20px 0;padding:14px 16px;border-radius:8px;color:#fff;font-weight:600}
-.b-operational{background:var(--up)}.b-degraded{background:var(--pending)}.b-outage{background:var(--down)}
-.b-maintenance{background:var(--maintenance)}.overall{color:var(--muted);margin:0 0 8px}
+.b-operational{background:var(--up-fill)}.b-degraded{background:var(--pending-fill)}.b-outage{background:var(--down-fill)}
+.b-maintenance{background:var(--maintenance-fill)}.overall{color:var(--muted);margin:0 0 8px}
 section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 14px;margin:10px 0}
 .row{display:flex;flex-wrap:wrap;justify-content:space-between;gap:4px 12px;align-items:baseline}
 .name{font-weight:600;margin:0;font-size:1rem;overflow-wrap:anywhere}.st{font-size:.9rem;color:var(--muted)}
-.st-up{color:var(--up)}.st-down{color:var(--down)}.st-maintenance{color:var(--maintenance)}
+.st-up{color:var(--up-text)}.st-down{color:var(--down-text)}.st-maintenance{color:var(--maintenance-text)}
 ol{display:flex;gap:1px;list-style:none;padding:0;margin:8px 0 0;height:28px}
 ol li{flex:1;min-width:1px;border-radius:1px;background:var(--none)}ol .up{background:var(--up)}
 ol .down{background:var(--down)}ol .maintenance{background:var(--maintenance)}
@@ -103,7 +105,7 @@ ol .down{background:var(--down)}ol .maintenance{background:var(--maintenance)}
 ul.list{padding-left:20px}ul.list li{margin:4px 0}.muted{color:var(--muted)}
 form{display:flex;flex-wrap:wrap;gap:8px}label{flex-basis:100%}
 input{flex:1;min-width:0;padding:8px;border:1px solid var(--line);border-radius:6px;background:var(--card);color:var(--fg);font:inherit}
-button{padding:8px 14px;border:0;border-radius:6px;background:var(--maintenance);color:#fff;font:inherit;cursor:pointer}
+button{padding:8px 14px;border:0;border-radius:6px;background:var(--maintenance-fill);color:#fff;font:inherit;cursor:pointer}
 footer{margin-top:32px;color:var(--muted);font-size:.85rem;text-align:center}`;
 
 /** `2026-11-25T10:00:00.000Z` → `2026-11-25 10:00 UTC`. */
