@@ -214,6 +214,19 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v <= 10,
       ' ms',
     ),
+    // Issue 14: status pages.
+    line(
+      'GET /status/{slug}/summary p99 ≤ 10 ms, 50 services × 90 days (median of the rounds’ p99s)',
+      num('status', (k) => k.startsWith('GET /status/{slug}/summary')),
+      (v) => v <= 10,
+      ' ms',
+    ),
+    line(
+      'GET /status/{slug} HTML p99 ≤ 20 ms, 50 services × 90 days (median of the rounds’ p99s)',
+      num('status', (k) => k.startsWith('GET /status/{slug} HTML')),
+      (v) => v <= 20,
+      ' ms',
+    ),
   ];
 }
 
