@@ -1,7 +1,8 @@
-import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+import { type FormEvent, useId, useMemo, useState } from 'react';
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
+import { NameAndChannelFields, useNameAndChannel } from '../sources/NameAndChannel';
 import {
   browserTimeZone,
   formatDuration,
@@ -14,11 +15,6 @@ import {
   unitSeconds,
 } from './schedule';
 import type { Heartbeat, HeartbeatInput } from './types';
-
-/** Channels a heartbeat may write to: the caller's own, or shared with them with `send`. */
-export function writableChannels(channels: Channel[]): Channel[] {
-  return channels.filter((c) => !c.internal && (!c.shared || c.sharePermission === 'send'));
-}
 
 export function DurationInput({
   label,
@@ -149,16 +145,10 @@ export function HeartbeatForm({
   onCancel?: () => void;
 }) {
   const hb = heartbeat;
-  const targets = writableChannels(channels);
+  const who = useNameAndChannel(channels, hb, defaultAppid);
+  const { name, appid } = who;
   const initialInterval = splitInterval(hb?.intervalSec ?? 300);
   const initialGrace = splitInterval(hb?.graceSec ?? 60);
-  const [name, setName] = useState(hb?.name ?? '');
-  const preferred = hb?.appid ?? (targets.find((c) => c.id === defaultAppid) ?? targets[0])?.id;
-  const [appid, setAppid] = useState<number | ''>(preferred ?? '');
-  // The channels may arrive after the form opened (a direct link to it).
-  useEffect(() => {
-    if (appid === '' && preferred !== undefined) setAppid(preferred);
-  }, [appid, preferred]);
   const [mode, setMode] = useState<'interval' | 'cron'>(hb?.schedule ? 'cron' : 'interval');
   const [interval, setIntervalValue] = useState(String(initialInterval.value));
   const [intervalUnit, setIntervalUnit] = useState<Unit>(initialInterval.unit);
@@ -208,30 +198,7 @@ export function HeartbeatForm({
         A heartbeat expects a ping from a job (a backup, a cron script, a device) on a schedule, and tells you
         when one does not come.
       </p>
-      <div className="grid2">
-        <Field label="Name">
-          {(id) => (
-            <input id={id} value={name} maxLength={200} onChange={(e) => setName(e.target.value)} required />
-          )}
-        </Field>
-        <Field label="Channel" hint="Where its alerts go">
-          {(id) => (
-            <select
-              id={id}
-              value={appid}
-              onChange={(e) => setAppid(e.target.value ? Number(e.target.value) : '')}
-              required
-            >
-              {targets.length === 0 ? <option value="">No channel yet: make one first</option> : null}
-              {targets.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
+      <NameAndChannelFields {...who} />
       <fieldset className="stack">
         <legend>Schedule</legend>
         <div className="segmented">
