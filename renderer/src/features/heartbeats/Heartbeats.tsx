@@ -5,6 +5,7 @@ import type { Channel, Message } from '../../api/types';
 import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
 import { ErrorText, formatDate, Notice, PriorityBadge, useAction } from '../../components/ui';
+import { ChannelFilter } from '../sources/ChannelFilter';
 import { StatusChip } from './HealthDot';
 import { HeartbeatForm } from './HeartbeatForm';
 import { PingInstructions } from './PingInstructions';
@@ -89,7 +90,6 @@ export default function Heartbeats() {
   });
 
   const byId = new Map(channels.map((c) => [c.id, c]));
-  const setFilter = (id: number | null) => navigate(`/heartbeats${query({ channel: id })}`, true);
 
   if (creating)
     return (
@@ -134,23 +134,7 @@ export default function Heartbeats() {
           New heartbeat
         </button>
       </div>
-      <div className="toolbar">
-        <label htmlFor="hb-channel-filter">Channel</label>
-        <select
-          id="hb-channel-filter"
-          value={channelFilter ?? ''}
-          onChange={(e) => setFilter(e.target.value ? Number(e.target.value) : null)}
-        >
-          <option value="">All channels</option>
-          {channels
-            .filter((c) => !c.internal)
-            .map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-        </select>
-      </div>
+      <ChannelFilter id="hb-channel-filter" path="/heartbeats" channels={channels} value={channelFilter} />
       <ErrorText error={load.error} />
       {list && list.length === 0 ? (
         <p className="empty">
