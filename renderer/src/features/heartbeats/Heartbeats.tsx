@@ -11,8 +11,8 @@ import { HeartbeatForm } from './HeartbeatForm';
 import { PingInstructions } from './PingInstructions';
 import { PingLog } from './PingLog';
 import { describeSchedule, formatDuration } from './schedule';
-import type { Heartbeat, SourceHistory, UptimeWindow } from './types';
-import { formatUptime, LazyUptimeBar, UptimeBar } from './UptimeBar';
+import type { Heartbeat, SourceHistory } from './types';
+import { LazyUptimeBar, UptimeCard } from './UptimeBar';
 
 /** When the next ping is due at the latest, in words for the states that have no deadline. */
 function deadlineText(hb: Heartbeat): string {
@@ -177,8 +177,6 @@ export default function Heartbeats() {
     </section>
   );
 }
-
-const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
 
 function HeartbeatDetail({
   id,
@@ -370,24 +368,7 @@ function HeartbeatDetail({
           </div>
         </dl>
       </section>
-      {history ? (
-        <section className="card stack" aria-labelledby={`uptime-${hb.id}`}>
-          <h2 id={`uptime-${hb.id}`}>Uptime</h2>
-          <dl className="hb-facts uptime-figures">
-            {WINDOWS.map((w) => (
-              <div key={w}>
-                <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
-                <dd>{formatUptime(history.uptime[w])}</dd>
-              </div>
-            ))}
-          </dl>
-          <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
-          <p className="hint">
-            One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused
-            does not count.
-          </p>
-        </section>
-      ) : null}
+      {history ? <UptimeCard id={hb.id} history={history} /> : null}
       <PingLog id={hb.id} version={appVersion} />
     </section>
   );

@@ -6,15 +6,14 @@ import { ErrorText, formatDate, PriorityBadge, useAction } from '../../component
 import { StatusChip } from '../heartbeats/HealthDot';
 import { HistoryLogCard, useHistoryLog } from '../heartbeats/PingLog';
 import { formatDuration } from '../heartbeats/schedule';
-import type { SourceHistory, UptimeWindow } from '../heartbeats/types';
-import { formatUptime, UptimeBar } from '../heartbeats/UptimeBar';
+import type { SourceHistory } from '../heartbeats/types';
+import { UptimeCard } from '../heartbeats/UptimeBar';
 import { ResponseChart } from './Charts';
 import { kindLabel, targetOf } from './kinds';
 import { MonitorForm } from './MonitorForm';
 import { TestResult } from './TestResult';
 import type { CheckEntry, Monitor, MonitorKindName, TestAnswer } from './types';
 
-const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
 const PAGE = 50;
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'no data' : `${v} ms`);
@@ -209,30 +208,22 @@ export function MonitorDetail({
         </dl>
       </section>
       {history ? (
-        <section className="card stack" aria-labelledby={`uptime-${m.id}`}>
-          <h2 id={`uptime-${m.id}`}>Uptime</h2>
-          <dl className="hb-facts uptime-figures">
-            {WINDOWS.map((w) => (
-              <div key={w}>
-                <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
-                <dd>{formatUptime(history.uptime[w])}</dd>
+        <UptimeCard
+          id={m.id}
+          history={history}
+          extra={
+            <>
+              <div>
+                <dt>Average (24 h)</dt>
+                <dd>{ms(history.responseTime.avgMs)}</dd>
               </div>
-            ))}
-            <div>
-              <dt>Average (24 h)</dt>
-              <dd>{ms(history.responseTime.avgMs)}</dd>
-            </div>
-            <div>
-              <dt>95th percentile (24 h)</dt>
-              <dd>{ms(history.responseTime.p95Ms)}</dd>
-            </div>
-          </dl>
-          <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
-          <p className="hint">
-            One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused
-            does not count.
-          </p>
-        </section>
+              <div>
+                <dt>95th percentile (24 h)</dt>
+                <dd>{ms(history.responseTime.p95Ms)}</dd>
+              </div>
+            </>
+          }
+        />
       ) : null}
       <section className="card stack" aria-labelledby={`chart-${m.id}`}>
         <h2 id={`chart-${m.id}`}>Response time</h2>
