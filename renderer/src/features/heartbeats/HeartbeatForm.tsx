@@ -16,6 +16,22 @@ import {
 } from './schedule';
 import type { Heartbeat, HeartbeatInput } from './types';
 
+/** A duration field in the largest unit that divides it (seconds on the wire). */
+export function useDuration(sec: number) {
+  const initial = splitInterval(sec);
+  const [value, setValue] = useState(String(initial.value));
+  const [unit, setUnit] = useState<Unit>(initial.unit);
+  return {
+    value,
+    unit,
+    sec: Number(value) * unitSeconds(unit),
+    onChange: (v: string, u: Unit) => {
+      setValue(v);
+      setUnit(u);
+    },
+  };
+}
+
 export function DurationInput({
   label,
   hint,
@@ -147,15 +163,11 @@ export function HeartbeatForm({
   const hb = heartbeat;
   const who = useNameAndChannel(channels, hb, defaultAppid);
   const { name, appid } = who;
-  const initialInterval = splitInterval(hb?.intervalSec ?? 300);
-  const initialGrace = splitInterval(hb?.graceSec ?? 60);
   const [mode, setMode] = useState<'interval' | 'cron'>(hb?.schedule ? 'cron' : 'interval');
-  const [interval, setIntervalValue] = useState(String(initialInterval.value));
-  const [intervalUnit, setIntervalUnit] = useState<Unit>(initialInterval.unit);
+  const interval = useDuration(hb?.intervalSec ?? 300);
   const [schedule, setSchedule] = useState(hb?.schedule ?? '0 3 * * *');
   const [timezone, setTimezone] = useState(hb?.schedule ? hb.timezone : (hb?.timezone ?? browserTimeZone()));
-  const [grace, setGrace] = useState(String(initialGrace.value));
-  const [graceUnit, setGraceUnit] = useState<Unit>(initialGrace.unit);
+  const grace = useDuration(hb?.graceSec ?? 60);
   const [alertMessage, setAlertMessage] = useState(hb?.alertMessage ?? '');
   const [priority, setPriority] = useState(String(hb?.priority ?? 8));
   const [manualResume, setManualResume] = useState(hb?.manualResume ?? false);
@@ -164,8 +176,8 @@ export function HeartbeatForm({
   const listId = useId();
   const titleId = useId();
 
-  const intervalSec = Number(interval) * unitSeconds(intervalUnit);
-  const graceSec = Number(grace) * unitSeconds(graceUnit);
+  const intervalSec = interval.sec;
+  const graceSec = grace.sec;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -225,13 +237,10 @@ export function HeartbeatForm({
           {mode === 'interval' ? (
             <DurationInput
               label="Ping every"
-              value={interval}
-              unit={intervalUnit}
+              value={interval.value}
+              unit={interval.unit}
               min={1}
-              onChange={(v, u) => {
-                setIntervalValue(v);
-                setIntervalUnit(u);
-              }}
+              onChange={interval.onChange}
             />
           ) : (
             <>
@@ -270,13 +279,10 @@ export function HeartbeatForm({
           <DurationInput
             label="Grace period"
             hint="How late a ping may be before it counts as down"
-            value={grace}
-            unit={graceUnit}
+            value={grace.value}
+            unit={grace.unit}
             min={0}
-            onChange={(v, u) => {
-              setGrace(v);
-              setGraceUnit(u);
-            }}
+            onChange={grace.onChange}
           />
         </div>
         <SchedulePreview

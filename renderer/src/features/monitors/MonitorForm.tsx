@@ -2,8 +2,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
-import { DurationInput } from '../heartbeats/HeartbeatForm';
-import { splitInterval, type Unit, unitSeconds } from '../heartbeats/schedule';
+import { DurationInput, useDuration } from '../heartbeats/HeartbeatForm';
 import { NameAndChannelFields, useNameAndChannel } from '../sources/NameAndChannel';
 import { ContentPicker } from './ContentPicker';
 import { AnswerChecks, PairsEditor, RequestFields } from './KindFields';
@@ -20,22 +19,6 @@ const RULES: { rule: ContentRule; label: string }[] = [
   { rule: 'numberAbove', label: 'Down unless its number is above' },
   { rule: 'numberBelow', label: 'Down unless its number is below' },
 ];
-
-/** A duration field in the largest unit that divides it (seconds on the wire). */
-function useDuration(sec: number) {
-  const initial = splitInterval(sec);
-  const [value, setValue] = useState(String(initial.value));
-  const [unit, setUnit] = useState<Unit>(initial.unit);
-  return {
-    value,
-    unit,
-    sec: Number(value) * unitSeconds(unit),
-    onChange: (v: string, u: Unit) => {
-      setValue(v);
-      setUnit(u);
-    },
-  };
-}
 
 /**
  * Create or edit a monitor of one kind: the common fields (§2.2) and the kind's own (§2.3). **Test** runs
