@@ -178,6 +178,57 @@ export interface StepDraft {
   extract: Extract[];
 }
 
+/** An HTTP request's fields (an HTTP monitor's, a workflow step's) as the form edits them. */
+type RequestFieldsDraft = Pick<
+  StepDraft,
+  'method' | 'url' | 'headers' | 'body' | 'username' | 'password' | 'expectedStatus' | 'followRedirects'
+>;
+/** The checks on an answer (an HTTP monitor's, a workflow step's `assert`) as the form edits them. */
+type AnswerChecksFieldsDraft = Pick<StepDraft, 'maxResponseMs' | 'bodyContains' | 'bodyNotContains' | 'json'>;
+
+function requestToDraft(r: Partial<WorkflowStep> | undefined): RequestFieldsDraft {
+  return {
+    method: r?.method ?? 'GET',
+    url: r?.url ?? '',
+    headers: toPairs(r?.headers),
+    body: r?.body ?? '',
+    username: r?.basicAuth?.username ?? '',
+    password: r?.basicAuth?.password ?? '',
+    expectedStatus: (r?.expectedStatus ?? ['200-299']).join(', '),
+    followRedirects: r?.followRedirects ?? true,
+  };
+}
+
+function answerChecksToDraft(a: WorkflowStep['assert'] | undefined): AnswerChecksFieldsDraft {
+  return {
+    maxResponseMs: textOf(a?.maxResponseMs),
+    bodyContains: a?.bodyContains ?? '',
+    bodyNotContains: a?.bodyNotContains ?? '',
+    json: toAssertionDrafts(a?.json),
+  };
+}
+
+function requestOnWire(d: RequestFieldsDraft) {
+  return {
+    method: d.method,
+    url: d.url.trim(),
+    headers: fromPairs(d.headers),
+    body: d.body,
+    basicAuth: d.username ? { username: d.username, password: d.password } : null,
+    expectedStatus: parseStatusList(d.expectedStatus),
+    followRedirects: d.followRedirects,
+  };
+}
+
+function answerChecksOnWire(d: AnswerChecksFieldsDraft) {
+  return {
+    maxResponseMs: numberOrNull(d.maxResponseMs),
+    bodyContains: nullIfEmpty(d.bodyContains),
+    bodyNotContains: nullIfEmpty(d.bodyNotContains),
+    json: fromAssertionDrafts(d.json),
+  };
+}
+
 let keySeq = 0;
 const nextKey = () => `s${++keySeq}`;
 
@@ -186,18 +237,8 @@ export function stepToDraft(s: Partial<WorkflowStep>, origIndex: number | null):
     key: nextKey(),
     origIndex,
     name: s.name ?? '',
-    method: s.method ?? 'GET',
-    url: s.url ?? '',
-    headers: toPairs(s.headers),
-    body: s.body ?? '',
-    username: s.basicAuth?.username ?? '',
-    password: s.basicAuth?.password ?? '',
-    expectedStatus: (s.expectedStatus ?? ['200-299']).join(', '),
-    followRedirects: s.followRedirects ?? true,
-    maxResponseMs: textOf(s.assert?.maxResponseMs),
-    bodyContains: s.assert?.bodyContains ?? '',
-    bodyNotContains: s.assert?.bodyNotContains ?? '',
-    json: toAssertionDrafts(s.assert?.json),
+    ...requestToDraft(s),
+    ...answerChecksToDraft(s.assert),
     extract: (s.extract ?? []).map((e) => ({ ...e })),
   };
 }
@@ -208,19 +249,8 @@ export function emptyStep(): StepDraft {
 
 export function draftToStep(d: StepDraft): WorkflowStep {
   const step: WorkflowStep = {
-    method: d.method,
-    url: d.url.trim(),
-    headers: fromPairs(d.headers),
-    body: d.body,
-    basicAuth: d.username ? { username: d.username, password: d.password } : null,
-    expectedStatus: parseStatusList(d.expectedStatus),
-    followRedirects: d.followRedirects,
-    assert: {
-      maxResponseMs: numberOrNull(d.maxResponseMs),
-      bodyContains: nullIfEmpty(d.bodyContains),
-      bodyNotContains: nullIfEmpty(d.bodyNotContains),
-      json: fromAssertionDrafts(d.json),
-    },
+    ...requestOnWire(d),
+    assert: answerChecksOnWire(d),
     extract: d.extract
       .filter((e) => e.var.trim())
       .map((e) => {
@@ -273,19 +303,9 @@ export interface KindDraft {
 
 export function draftOf(m?: Partial<Monitor>): KindDraft {
   return {
-    url: m?.url ?? '',
-    method: m?.method ?? 'GET',
-    headers: toPairs(m?.headers),
-    body: m?.body ?? '',
-    username: m?.basicAuth?.username ?? '',
-    password: m?.basicAuth?.password ?? '',
-    expectedStatus: (m?.expectedStatus ?? ['200-299']).join(', '),
-    followRedirects: m?.followRedirects ?? true,
+    ...requestToDraft(m),
     ignoreTlsErrors: m?.ignoreTlsErrors ?? false,
-    maxResponseMs: textOf(m?.maxResponseMs),
-    bodyContains: m?.bodyContains ?? '',
-    bodyNotContains: m?.bodyNotContains ?? '',
-    json: toAssertionDrafts(m?.json),
+    ...answerChecksToDraft(m),
     tlsExpiryDays: String(m?.tlsExpiryDays ?? 0),
     selector: m?.selector ?? '',
     rule: m?.rule ?? 'changed',
@@ -313,18 +333,9 @@ export function kindBody(kind: MonitorKindName, d: KindDraft): Record<string, un
       return { url: d.url.trim() };
     case 'http-monitor':
       return {
-        method: d.method,
-        url: d.url.trim(),
-        headers: fromPairs(d.headers),
-        body: d.body,
-        basicAuth: d.username ? { username: d.username, password: d.password } : null,
-        expectedStatus: parseStatusList(d.expectedStatus),
-        followRedirects: d.followRedirects,
+        ...requestOnWire(d),
         ignoreTlsErrors: d.ignoreTlsErrors,
-        maxResponseMs: numberOrNull(d.maxResponseMs),
-        bodyContains: nullIfEmpty(d.bodyContains),
-        bodyNotContains: nullIfEmpty(d.bodyNotContains),
-        json: fromAssertionDrafts(d.json),
+        ...answerChecksOnWire(d),
         tlsExpiryDays: Number(d.tlsExpiryDays || 0),
       };
     case 'content-monitor':
