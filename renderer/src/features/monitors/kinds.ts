@@ -157,12 +157,8 @@ const textOf = (v: number | string | null | undefined) => (v === null || v === u
 // ---------------------------------------------------------------------------------------------------------
 // Workflow steps.
 
-export interface StepDraft {
-  /** React key, stable while the step moves. */
-  key: string;
-  /** Its position in the stored workflow (masked values are kept by position), null for a new step. */
-  origIndex: number | null;
-  name: string;
+/** The request part shared by an HTTP monitor and a workflow step. */
+export interface RequestDraft {
   method: string;
   url: string;
   headers: Pair[];
@@ -171,22 +167,26 @@ export interface StepDraft {
   password: string;
   expectedStatus: string;
   followRedirects: boolean;
+}
+
+/** Limits on the answer shared by an HTTP monitor and a workflow step's `assert`. */
+export interface AnswerChecksDraft {
   maxResponseMs: string;
   bodyContains: string;
   bodyNotContains: string;
   json: AssertionDraft[];
+}
+
+export interface StepDraft extends RequestDraft, AnswerChecksDraft {
+  /** React key, stable while the step moves. */
+  key: string;
+  /** Its position in the stored workflow (masked values are kept by position), null for a new step. */
+  origIndex: number | null;
+  name: string;
   extract: Extract[];
 }
 
-/** An HTTP request's fields (an HTTP monitor's, a workflow step's) as the form edits them. */
-type RequestFieldsDraft = Pick<
-  StepDraft,
-  'method' | 'url' | 'headers' | 'body' | 'username' | 'password' | 'expectedStatus' | 'followRedirects'
->;
-/** The checks on an answer (an HTTP monitor's, a workflow step's `assert`) as the form edits them. */
-type AnswerChecksFieldsDraft = Pick<StepDraft, 'maxResponseMs' | 'bodyContains' | 'bodyNotContains' | 'json'>;
-
-function requestToDraft(r: Partial<WorkflowStep> | undefined): RequestFieldsDraft {
+function requestToDraft(r: Partial<WorkflowStep> | undefined): RequestDraft {
   return {
     method: r?.method ?? 'GET',
     url: r?.url ?? '',
@@ -199,7 +199,7 @@ function requestToDraft(r: Partial<WorkflowStep> | undefined): RequestFieldsDraf
   };
 }
 
-function answerChecksToDraft(a: WorkflowStep['assert'] | undefined): AnswerChecksFieldsDraft {
+function answerChecksToDraft(a: WorkflowStep['assert'] | undefined): AnswerChecksDraft {
   return {
     maxResponseMs: textOf(a?.maxResponseMs),
     bodyContains: a?.bodyContains ?? '',
@@ -208,7 +208,7 @@ function answerChecksToDraft(a: WorkflowStep['assert'] | undefined): AnswerCheck
   };
 }
 
-function requestOnWire(d: RequestFieldsDraft) {
+function requestOnWire(d: RequestDraft) {
   return {
     method: d.method,
     url: d.url.trim(),
@@ -220,7 +220,7 @@ function requestOnWire(d: RequestFieldsDraft) {
   };
 }
 
-function answerChecksOnWire(d: AnswerChecksFieldsDraft) {
+function answerChecksOnWire(d: AnswerChecksDraft) {
   return {
     maxResponseMs: numberOrNull(d.maxResponseMs),
     bodyContains: nullIfEmpty(d.bodyContains),
@@ -275,20 +275,9 @@ export function moveItem<T>(list: T[], from: number, to: number): T[] {
 // ---------------------------------------------------------------------------------------------------------
 // The kind fields of a whole monitor.
 
-export interface KindDraft {
-  url: string;
-  method: string;
-  headers: Pair[];
-  body: string;
-  username: string;
-  password: string;
-  expectedStatus: string;
-  followRedirects: boolean;
+/** Every kind's fields in one draft; `url` is also the plain and content monitors' address. */
+export interface KindDraft extends RequestDraft, AnswerChecksDraft {
   ignoreTlsErrors: boolean;
-  maxResponseMs: string;
-  bodyContains: string;
-  bodyNotContains: string;
-  json: AssertionDraft[];
   tlsExpiryDays: string;
   selector: string;
   rule: ContentRule;
