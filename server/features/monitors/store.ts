@@ -3,7 +3,8 @@ import type { Db } from '../../db/database';
 export type MonitorStatus = 'pending' | 'up' | 'down' | 'maintenance' | 'unknown' | 'paused';
 export type LastAlerted = 'none' | 'down' | 'up';
 
-export interface MonitorRow {
+/** A monitor's row: what the user set, and the engine's state (`MonitorState`). */
+export interface MonitorRow extends MonitorState {
   id: number;
   user_id: number;
   channel_id: number;
@@ -11,23 +12,11 @@ export interface MonitorRow {
   name: string;
   /** The kind's settings, sealed JSON (fields.ts opens it). */
   settings: string;
-  state: string | null;
   interval_sec: number;
   timeout_sec: number;
   retries: number;
   resend_every_sec: number;
   priority: number;
-  status: MonitorStatus;
-  status_since: number;
-  consecutive_failures: number;
-  last_error: string | null;
-  last_response_ms: number | null;
-  last_check_at: number | null;
-  last_alerted: LastAlerted;
-  last_alert_at: number | null;
-  down_since: number | null;
-  next_check_at: number | null;
-  due_at: number | null;
   created_at: number;
 }
 

@@ -1,7 +1,8 @@
-import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+import { type FormEvent, useId, useMemo, useState } from 'react';
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
+import { NameAndChannelFields, useNameAndChannel } from '../sources/NameAndChannel';
 import {
   browserTimeZone,
   formatDuration,
@@ -15,9 +16,20 @@ import {
 } from './schedule';
 import type { Heartbeat, HeartbeatInput } from './types';
 
-/** Channels a heartbeat may write to: the caller's own, or shared with them with `send`. */
-export function writableChannels(channels: Channel[]): Channel[] {
-  return channels.filter((c) => !c.internal && (!c.shared || c.sharePermission === 'send'));
+/** A duration field in the largest unit that divides it (seconds on the wire). */
+export function useDuration(sec: number) {
+  const initial = splitInterval(sec);
+  const [value, setValue] = useState(String(initial.value));
+  const [unit, setUnit] = useState<Unit>(initial.unit);
+  return {
+    value,
+    unit,
+    sec: Number(value) * unitSeconds(unit),
+    onChange: (v: string, u: Unit) => {
+      setValue(v);
+      setUnit(u);
+    },
+  };
 }
 
 export function DurationInput({
@@ -149,23 +161,13 @@ export function HeartbeatForm({
   onCancel?: () => void;
 }) {
   const hb = heartbeat;
-  const targets = writableChannels(channels);
-  const initialInterval = splitInterval(hb?.intervalSec ?? 300);
-  const initialGrace = splitInterval(hb?.graceSec ?? 60);
-  const [name, setName] = useState(hb?.name ?? '');
-  const preferred = hb?.appid ?? (targets.find((c) => c.id === defaultAppid) ?? targets[0])?.id;
-  const [appid, setAppid] = useState<number | ''>(preferred ?? '');
-  // The channels may arrive after the form opened (a direct link to it).
-  useEffect(() => {
-    if (appid === '' && preferred !== undefined) setAppid(preferred);
-  }, [appid, preferred]);
+  const who = useNameAndChannel(channels, hb, defaultAppid);
+  const { name, appid } = who;
   const [mode, setMode] = useState<'interval' | 'cron'>(hb?.schedule ? 'cron' : 'interval');
-  const [interval, setIntervalValue] = useState(String(initialInterval.value));
-  const [intervalUnit, setIntervalUnit] = useState<Unit>(initialInterval.unit);
+  const interval = useDuration(hb?.intervalSec ?? 300);
   const [schedule, setSchedule] = useState(hb?.schedule ?? '0 3 * * *');
   const [timezone, setTimezone] = useState(hb?.schedule ? hb.timezone : (hb?.timezone ?? browserTimeZone()));
-  const [grace, setGrace] = useState(String(initialGrace.value));
-  const [graceUnit, setGraceUnit] = useState<Unit>(initialGrace.unit);
+  const grace = useDuration(hb?.graceSec ?? 60);
   const [alertMessage, setAlertMessage] = useState(hb?.alertMessage ?? '');
   const [priority, setPriority] = useState(String(hb?.priority ?? 8));
   const [manualResume, setManualResume] = useState(hb?.manualResume ?? false);
@@ -174,8 +176,8 @@ export function HeartbeatForm({
   const listId = useId();
   const titleId = useId();
 
-  const intervalSec = Number(interval) * unitSeconds(intervalUnit);
-  const graceSec = Number(grace) * unitSeconds(graceUnit);
+  const intervalSec = interval.sec;
+  const graceSec = grace.sec;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -208,30 +210,7 @@ export function HeartbeatForm({
         A heartbeat expects a ping from a job (a backup, a cron script, a device) on a schedule, and tells you
         when one does not come.
       </p>
-      <div className="grid2">
-        <Field label="Name">
-          {(id) => (
-            <input id={id} value={name} maxLength={200} onChange={(e) => setName(e.target.value)} required />
-          )}
-        </Field>
-        <Field label="Channel" hint="Where its alerts go">
-          {(id) => (
-            <select
-              id={id}
-              value={appid}
-              onChange={(e) => setAppid(e.target.value ? Number(e.target.value) : '')}
-              required
-            >
-              {targets.length === 0 ? <option value="">No channel yet: make one first</option> : null}
-              {targets.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
+      <NameAndChannelFields {...who} />
       <fieldset className="stack">
         <legend>Schedule</legend>
         <div className="segmented">
@@ -258,13 +237,10 @@ export function HeartbeatForm({
           {mode === 'interval' ? (
             <DurationInput
               label="Ping every"
-              value={interval}
-              unit={intervalUnit}
+              value={interval.value}
+              unit={interval.unit}
               min={1}
-              onChange={(v, u) => {
-                setIntervalValue(v);
-                setIntervalUnit(u);
-              }}
+              onChange={interval.onChange}
             />
           ) : (
             <>
@@ -303,13 +279,10 @@ export function HeartbeatForm({
           <DurationInput
             label="Grace period"
             hint="How late a ping may be before it counts as down"
-            value={grace}
-            unit={graceUnit}
+            value={grace.value}
+            unit={grace.unit}
             min={0}
-            onChange={(v, u) => {
-              setGrace(v);
-              setGraceUnit(u);
-            }}
+            onChange={grace.onChange}
           />
         </div>
         <SchedulePreview

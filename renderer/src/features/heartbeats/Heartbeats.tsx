@@ -5,13 +5,14 @@ import type { Channel, Message } from '../../api/types';
 import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
 import { ErrorText, formatDate, Notice, PriorityBadge, useAction } from '../../components/ui';
+import { ChannelFilter } from '../sources/ChannelFilter';
 import { StatusChip } from './HealthDot';
 import { HeartbeatForm } from './HeartbeatForm';
 import { PingInstructions } from './PingInstructions';
 import { PingLog } from './PingLog';
 import { describeSchedule, formatDuration } from './schedule';
-import type { Heartbeat, SourceHistory, UptimeWindow } from './types';
-import { formatUptime, LazyUptimeBar, UptimeBar } from './UptimeBar';
+import type { Heartbeat, SourceHistory } from './types';
+import { LazyUptimeBar, UptimeCard } from './UptimeBar';
 
 /** When the next ping is due at the latest, in words for the states that have no deadline. */
 function deadlineText(hb: Heartbeat): string {
@@ -89,7 +90,6 @@ export default function Heartbeats() {
   });
 
   const byId = new Map(channels.map((c) => [c.id, c]));
-  const setFilter = (id: number | null) => navigate(`/heartbeats${query({ channel: id })}`, true);
 
   if (creating)
     return (
@@ -134,23 +134,7 @@ export default function Heartbeats() {
           New heartbeat
         </button>
       </div>
-      <div className="toolbar">
-        <label htmlFor="hb-channel-filter">Channel</label>
-        <select
-          id="hb-channel-filter"
-          value={channelFilter ?? ''}
-          onChange={(e) => setFilter(e.target.value ? Number(e.target.value) : null)}
-        >
-          <option value="">All channels</option>
-          {channels
-            .filter((c) => !c.internal)
-            .map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-        </select>
-      </div>
+      <ChannelFilter id="hb-channel-filter" path="/heartbeats" channels={channels} value={channelFilter} />
       <ErrorText error={load.error} />
       {list && list.length === 0 ? (
         <p className="empty">
@@ -193,8 +177,6 @@ export default function Heartbeats() {
     </section>
   );
 }
-
-const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
 
 function HeartbeatDetail({
   id,
@@ -386,24 +368,7 @@ function HeartbeatDetail({
           </div>
         </dl>
       </section>
-      {history ? (
-        <section className="card stack" aria-labelledby={`uptime-${hb.id}`}>
-          <h2 id={`uptime-${hb.id}`}>Uptime</h2>
-          <dl className="hb-facts uptime-figures">
-            {WINDOWS.map((w) => (
-              <div key={w}>
-                <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
-                <dd>{formatUptime(history.uptime[w])}</dd>
-              </div>
-            ))}
-          </dl>
-          <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
-          <p className="hint">
-            One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused
-            does not count.
-          </p>
-        </section>
-      ) : null}
+      {history ? <UptimeCard id={hb.id} history={history} /> : null}
       <PingLog id={hb.id} version={appVersion} />
     </section>
   );

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { get, query } from '../../api/client';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
 import type { PingEntry } from './types';
@@ -62,62 +62,86 @@ export function useHistoryLog<T extends { id: number }>(
   return { entries, since, loaded, more, busy: load.busy, error: load.error };
 }
 
-/** The ping log (history `…/log`): newest first, paged like messages, with reasons and kept bodies. */
-export function PingLog({ id, version }: { id: number; version: number }) {
-  const {
-    entries: pings,
-    since,
-    loaded,
-    more,
-    busy,
-    error,
-  } = useHistoryLog<PingEntry>('heartbeat', id, version);
-
+/**
+ * A history log's card: its heading, the empty text, the table of `rows` and the button for older
+ * entries. `noun` is the plural of what it lists ("pings", "checks").
+ */
+export function HistoryLogCard({
+  id,
+  title,
+  noun,
+  columns,
+  log,
+  children,
+}: {
+  id: number;
+  title: string;
+  noun: string;
+  columns: string[];
+  log: ReturnType<typeof useHistoryLog>;
+  children: ReactNode;
+}) {
+  const { entries, since, loaded, more, busy, error } = log;
   return (
     <section className="card stack" aria-labelledby={`log-${id}`}>
-      <h2 id={`log-${id}`}>Ping log</h2>
+      <h2 id={`log-${id}`}>{title}</h2>
       <ErrorText error={error} />
-      {loaded && pings.length === 0 ? <p className="hint">No pings yet.</p> : null}
-      {pings.length ? (
+      {loaded && entries.length === 0 ? <p className="hint">No {noun} yet.</p> : null}
+      {entries.length ? (
         <div className="table-scroll">
-          <table className="table" aria-label="Pings">
+          <table className="table" aria-label={noun[0]?.toUpperCase() + noun.slice(1)}>
             <thead>
               <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Ping</th>
-                <th scope="col">Status after</th>
-                <th scope="col">Details</th>
+                {columns.map((c) => (
+                  <th key={c} scope="col">
+                    {c}
+                  </th>
+                ))}
               </tr>
             </thead>
-            <tbody>
-              {pings.map((p) => (
-                <tr key={p.id} className={p.ok ? undefined : 'ping-failed'}>
-                  <td>{formatDate(p.at)}</td>
-                  <td>
-                    {KIND_TEXT[p.pingKind ?? (p.ok ? 'success' : 'fail')] ?? p.pingKind}
-                    {p.exitCode !== undefined && p.exitCode !== null ? ` (exit ${p.exitCode})` : ''}
-                  </td>
-                  <td>{p.status}</td>
-                  <td>
-                    {p.error ? <span className="ping-reason">{p.error}</span> : null}
-                    {p.body ? (
-                      <details>
-                        <summary>Body ({new Blob([p.body]).size} bytes)</summary>
-                        <pre className="ping-body">{p.body}</pre>
-                      </details>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            <tbody>{children}</tbody>
           </table>
         </div>
       ) : null}
       {since ? (
         <button type="button" onClick={() => void more()} disabled={busy}>
-          {busy ? 'Loading…' : 'Load older pings'}
+          {busy ? 'Loading…' : `Load older ${noun}`}
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The ping log (history `…/log`): newest first, paged like messages, with reasons and kept bodies. */
+export function PingLog({ id, version }: { id: number; version: number }) {
+  const log = useHistoryLog<PingEntry>('heartbeat', id, version);
+  return (
+    <HistoryLogCard
+      id={id}
+      title="Ping log"
+      noun="pings"
+      columns={['Time', 'Ping', 'Status after', 'Details']}
+      log={log}
+    >
+      {log.entries.map((p) => (
+        <tr key={p.id} className={p.ok ? undefined : 'ping-failed'}>
+          <td>{formatDate(p.at)}</td>
+          <td>
+            {KIND_TEXT[p.pingKind ?? (p.ok ? 'success' : 'fail')] ?? p.pingKind}
+            {p.exitCode !== undefined && p.exitCode !== null ? ` (exit ${p.exitCode})` : ''}
+          </td>
+          <td>{p.status}</td>
+          <td>
+            {p.error ? <span className="ping-reason">{p.error}</span> : null}
+            {p.body ? (
+              <details>
+                <summary>Body ({new Blob([p.body]).size} bytes)</summary>
+                <pre className="ping-body">{p.body}</pre>
+              </details>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </HistoryLogCard>
   );
 }

@@ -1,6 +1,6 @@
-import { type RefObject, useEffect, useRef, useState } from 'react';
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { get } from '../../api/client';
-import type { HistoryDay, SourceHistory } from './types';
+import type { HistoryDay, SourceHistory, UptimeWindow } from './types';
 
 /** `99.123 %`; the server truncates to 3 decimals so any down time shows below 100. */
 export function formatUptime(u: number | null | undefined): string {
@@ -33,6 +33,42 @@ export function UptimeBar({ days, uptime90 }: { days: HistoryDay[]; uptime90?: n
         <span key={d.date} className={`uptime-day ${d.status}`} title={dayText(d)} />
       ))}
     </div>
+  );
+}
+
+const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
+
+/**
+ * A detail view's Uptime card: the figures of each window (`extra` figures after them), the 90-day bar
+ * and what it counts.
+ */
+export function UptimeCard({
+  id,
+  history,
+  extra,
+}: {
+  id: number;
+  history: SourceHistory;
+  extra?: ReactNode;
+}) {
+  return (
+    <section className="card stack" aria-labelledby={`uptime-${id}`}>
+      <h2 id={`uptime-${id}`}>Uptime</h2>
+      <dl className="hb-facts uptime-figures">
+        {WINDOWS.map((w) => (
+          <div key={w}>
+            <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
+            <dd>{formatUptime(history.uptime[w])}</dd>
+          </div>
+        ))}
+        {extra}
+      </dl>
+      <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
+      <p className="hint">
+        One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused does
+        not count.
+      </p>
+    </section>
   );
 }
 

@@ -1,6 +1,13 @@
 import { useId } from 'react';
 import { Field } from '../../components/ui';
-import { type AssertionDraft, isSecretName, type Pair, SECRET_MASK } from './kinds';
+import {
+  type AnswerChecksDraft,
+  type AssertionDraft,
+  isSecretName,
+  type Pair,
+  type RequestDraft,
+  SECRET_MASK,
+} from './kinds';
 import type { JsonAssertion } from './types';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -137,18 +144,6 @@ export function AssertionsEditor({
   );
 }
 
-/** The request part shared by an HTTP monitor and a workflow step. */
-export interface RequestDraft {
-  method: string;
-  url: string;
-  headers: Pair[];
-  body: string;
-  username: string;
-  password: string;
-  expectedStatus: string;
-  followRedirects: boolean;
-}
-
 export function RequestFields({
   value,
   onChange,
@@ -257,14 +252,6 @@ export function RequestFields({
       </div>
     </>
   );
-}
-
-/** Limits on the answer shared by an HTTP monitor and a workflow step's `assert`. */
-export interface AnswerChecksDraft {
-  maxResponseMs: string;
-  bodyContains: string;
-  bodyNotContains: string;
-  json: AssertionDraft[];
 }
 
 export function AnswerChecks({

@@ -4,68 +4,40 @@ import type { Channel } from '../../api/types';
 import { Link, navigate } from '../../app/router';
 import { ErrorText, formatDate, PriorityBadge, useAction } from '../../components/ui';
 import { StatusChip } from '../heartbeats/HealthDot';
-import { useHistoryLog } from '../heartbeats/PingLog';
+import { HistoryLogCard, useHistoryLog } from '../heartbeats/PingLog';
 import { formatDuration } from '../heartbeats/schedule';
-import type { SourceHistory, UptimeWindow } from '../heartbeats/types';
-import { formatUptime, UptimeBar } from '../heartbeats/UptimeBar';
+import type { SourceHistory } from '../heartbeats/types';
+import { UptimeCard } from '../heartbeats/UptimeBar';
 import { ResponseChart } from './Charts';
 import { kindLabel, targetOf } from './kinds';
 import { MonitorForm } from './MonitorForm';
 import { TestResult } from './TestResult';
 import type { CheckEntry, Monitor, MonitorKindName, TestAnswer } from './types';
 
-const WINDOWS: UptimeWindow[] = ['24h', '7d', '30d', '90d'];
 const PAGE = 50;
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'no data' : `${v} ms`);
 
 /** The check log (history `…/log`): newest first, paged like messages. */
-function CheckLog({
-  entries,
-  since,
-  loaded,
-  more,
-  busy,
-  error,
-  id,
-}: ReturnType<typeof useHistoryLog<CheckEntry>> & { id: number }) {
+function CheckLog({ log, id }: { log: ReturnType<typeof useHistoryLog<CheckEntry>>; id: number }) {
   return (
-    <section className="card stack" aria-labelledby={`log-${id}`}>
-      <h2 id={`log-${id}`}>Check log</h2>
-      <ErrorText error={error} />
-      {loaded && entries.length === 0 ? <p className="hint">No checks yet.</p> : null}
-      {entries.length ? (
-        <div className="table-scroll">
-          <table className="table" aria-label="Checks">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Result</th>
-                <th scope="col">Status after</th>
-                <th scope="col">Response time</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((c) => (
-                <tr key={c.id} className={c.ok ? undefined : 'ping-failed'}>
-                  <td>{formatDate(c.at)}</td>
-                  <td>{c.ok ? 'ok' : 'failed'}</td>
-                  <td>{c.status}</td>
-                  <td>{c.responseTimeMs === null ? '—' : `${c.responseTimeMs} ms`}</td>
-                  <td>{c.error ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      {since ? (
-        <button type="button" onClick={() => void more()} disabled={busy}>
-          {busy ? 'Loading…' : 'Load older checks'}
-        </button>
-      ) : null}
-    </section>
+    <HistoryLogCard
+      id={id}
+      title="Check log"
+      noun="checks"
+      columns={['Time', 'Result', 'Status after', 'Response time', 'Error']}
+      log={log}
+    >
+      {log.entries.map((c) => (
+        <tr key={c.id} className={c.ok ? undefined : 'ping-failed'}>
+          <td>{formatDate(c.at)}</td>
+          <td>{c.ok ? 'ok' : 'failed'}</td>
+          <td>{c.status}</td>
+          <td>{c.responseTimeMs === null ? '—' : `${c.responseTimeMs} ms`}</td>
+          <td>{c.error ?? ''}</td>
+        </tr>
+      ))}
+    </HistoryLogCard>
   );
 }
 
@@ -236,37 +208,29 @@ export function MonitorDetail({
         </dl>
       </section>
       {history ? (
-        <section className="card stack" aria-labelledby={`uptime-${m.id}`}>
-          <h2 id={`uptime-${m.id}`}>Uptime</h2>
-          <dl className="hb-facts uptime-figures">
-            {WINDOWS.map((w) => (
-              <div key={w}>
-                <dt>{w === '24h' ? 'Last 24 hours' : `Last ${w.slice(0, -1)} days`}</dt>
-                <dd>{formatUptime(history.uptime[w])}</dd>
+        <UptimeCard
+          id={m.id}
+          history={history}
+          extra={
+            <>
+              <div>
+                <dt>Average (24 h)</dt>
+                <dd>{ms(history.responseTime.avgMs)}</dd>
               </div>
-            ))}
-            <div>
-              <dt>Average (24 h)</dt>
-              <dd>{ms(history.responseTime.avgMs)}</dd>
-            </div>
-            <div>
-              <dt>95th percentile (24 h)</dt>
-              <dd>{ms(history.responseTime.p95Ms)}</dd>
-            </div>
-          </dl>
-          <UptimeBar days={history.days} uptime90={history.uptime['90d']} />
-          <p className="hint">
-            One bar per UTC day, oldest first. Time the server was asleep or off, in maintenance or paused
-            does not count.
-          </p>
-        </section>
+              <div>
+                <dt>95th percentile (24 h)</dt>
+                <dd>{ms(history.responseTime.p95Ms)}</dd>
+              </div>
+            </>
+          }
+        />
       ) : null}
       <section className="card stack" aria-labelledby={`chart-${m.id}`}>
         <h2 id={`chart-${m.id}`}>Response time</h2>
         <ResponseChart checks={log.entries} />
         <p className="hint">Successful checks of the loaded log; failed checks are the gaps.</p>
       </section>
-      <CheckLog {...log} id={m.id} />
+      <CheckLog log={log} id={m.id} />
     </section>
   );
 }

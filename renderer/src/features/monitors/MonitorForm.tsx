@@ -1,9 +1,9 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
-import { DurationInput, writableChannels } from '../heartbeats/HeartbeatForm';
-import { splitInterval, type Unit, unitSeconds } from '../heartbeats/schedule';
+import { DurationInput, useDuration } from '../heartbeats/HeartbeatForm';
+import { NameAndChannelFields, useNameAndChannel } from '../sources/NameAndChannel';
 import { ContentPicker } from './ContentPicker';
 import { AnswerChecks, PairsEditor, RequestFields } from './KindFields';
 import { draftOf, type KindDraft, kindBody, kindLabel, maskProblems, SECRET_MASK } from './kinds';
@@ -19,22 +19,6 @@ const RULES: { rule: ContentRule; label: string }[] = [
   { rule: 'numberAbove', label: 'Down unless its number is above' },
   { rule: 'numberBelow', label: 'Down unless its number is below' },
 ];
-
-/** A duration field in the largest unit that divides it (seconds on the wire). */
-function useDuration(sec: number) {
-  const initial = splitInterval(sec);
-  const [value, setValue] = useState(String(initial.value));
-  const [unit, setUnit] = useState<Unit>(initial.unit);
-  return {
-    value,
-    unit,
-    sec: Number(value) * unitSeconds(unit),
-    onChange: (v: string, u: Unit) => {
-      setValue(v);
-      setUnit(u);
-    },
-  };
-}
 
 /**
  * Create or edit a monitor of one kind: the common fields (§2.2) and the kind's own (§2.3). **Test** runs
@@ -59,13 +43,8 @@ export function MonitorForm({
   asPage?: boolean;
 }) {
   const m = monitor;
-  const targets = writableChannels(channels);
-  const [name, setName] = useState(m?.name ?? '');
-  const preferred = m?.appid ?? (targets.find((c) => c.id === defaultAppid) ?? targets[0])?.id;
-  const [appid, setAppid] = useState<number | ''>(preferred ?? '');
-  useEffect(() => {
-    if (appid === '' && preferred !== undefined) setAppid(preferred);
-  }, [appid, preferred]);
+  const who = useNameAndChannel(channels, m, defaultAppid);
+  const { name, appid } = who;
   const interval = useDuration(m?.intervalSec ?? 60);
   const resend = useDuration(m?.resendEverySec ?? 0);
   const [timeoutSec, setTimeoutSec] = useState(String(m?.timeoutSec ?? 10));
@@ -125,30 +104,7 @@ export function MonitorForm({
   return (
     <form className="card stack mon-form" onSubmit={submit} aria-labelledby={titleId}>
       {asPage ? <h1 id={titleId}>{title}</h1> : <h2 id={titleId}>{title}</h2>}
-      <div className="grid2">
-        <Field label="Name">
-          {(id) => (
-            <input id={id} value={name} maxLength={200} onChange={(e) => setName(e.target.value)} required />
-          )}
-        </Field>
-        <Field label="Channel" hint="Where its alerts go">
-          {(id) => (
-            <select
-              id={id}
-              value={appid}
-              onChange={(e) => setAppid(e.target.value ? Number(e.target.value) : '')}
-              required
-            >
-              {targets.length === 0 ? <option value="">No channel yet: make one first</option> : null}
-              {targets.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      </div>
+      <NameAndChannelFields {...who} />
 
       <fieldset className="stack">
         <legend>What to check</legend>

@@ -9,6 +9,7 @@ import { ErrorText, formatDate, useAction } from '../../components/ui';
 import { StatusChip } from '../heartbeats/HealthDot';
 import type { SourceHistory } from '../heartbeats/types';
 import { UptimeBar, useInView } from '../heartbeats/UptimeBar';
+import { ChannelFilter } from '../sources/ChannelFilter';
 import { Sparkline } from './Charts';
 import { byAttention, isKind, KINDS, kindLabel, targetOf } from './kinds';
 import { listAll } from './list';
@@ -162,7 +163,6 @@ export default function Monitors() {
   });
 
   const byId = new Map(channels.map((c) => [c.id, c]));
-  const setFilter = (id: number | null) => navigate(`/monitors${query({ channel: id })}`, true);
 
   if (creating === '1') return <KindPicker channel={channelFilter} />;
   if (isKind(creating))
@@ -208,23 +208,7 @@ export default function Monitors() {
           New monitor
         </button>
       </div>
-      <div className="toolbar">
-        <label htmlFor="mon-channel-filter">Channel</label>
-        <select
-          id="mon-channel-filter"
-          value={channelFilter ?? ''}
-          onChange={(e) => setFilter(e.target.value ? Number(e.target.value) : null)}
-        >
-          <option value="">All channels</option>
-          {channels
-            .filter((c) => !c.internal)
-            .map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-        </select>
-      </div>
+      <ChannelFilter id="mon-channel-filter" path="/monitors" channels={channels} value={channelFilter} />
       <ErrorText error={load.error} />
       {list && list.length === 0 ? (
         <p className="empty">

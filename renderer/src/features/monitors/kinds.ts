@@ -157,12 +157,8 @@ const textOf = (v: number | string | null | undefined) => (v === null || v === u
 // ---------------------------------------------------------------------------------------------------------
 // Workflow steps.
 
-export interface StepDraft {
-  /** React key, stable while the step moves. */
-  key: string;
-  /** Its position in the stored workflow (masked values are kept by position), null for a new step. */
-  origIndex: number | null;
-  name: string;
+/** The request part shared by an HTTP monitor and a workflow step. */
+export interface RequestDraft {
   method: string;
   url: string;
   headers: Pair[];
@@ -171,11 +167,66 @@ export interface StepDraft {
   password: string;
   expectedStatus: string;
   followRedirects: boolean;
+}
+
+/** Limits on the answer shared by an HTTP monitor and a workflow step's `assert`. */
+export interface AnswerChecksDraft {
   maxResponseMs: string;
   bodyContains: string;
   bodyNotContains: string;
   json: AssertionDraft[];
+}
+
+export interface StepDraft extends RequestDraft, AnswerChecksDraft {
+  /** React key, stable while the step moves. */
+  key: string;
+  /** Its position in the stored workflow (masked values are kept by position), null for a new step. */
+  origIndex: number | null;
+  name: string;
   extract: Extract[];
+}
+
+function requestToDraft(r: Partial<WorkflowStep> | undefined): RequestDraft {
+  return {
+    method: r?.method ?? 'GET',
+    url: r?.url ?? '',
+    headers: toPairs(r?.headers),
+    body: r?.body ?? '',
+    username: r?.basicAuth?.username ?? '',
+    password: r?.basicAuth?.password ?? '',
+    expectedStatus: (r?.expectedStatus ?? ['200-299']).join(', '),
+    followRedirects: r?.followRedirects ?? true,
+  };
+}
+
+function answerChecksToDraft(a: WorkflowStep['assert'] | undefined): AnswerChecksDraft {
+  return {
+    maxResponseMs: textOf(a?.maxResponseMs),
+    bodyContains: a?.bodyContains ?? '',
+    bodyNotContains: a?.bodyNotContains ?? '',
+    json: toAssertionDrafts(a?.json),
+  };
+}
+
+function requestOnWire(d: RequestDraft) {
+  return {
+    method: d.method,
+    url: d.url.trim(),
+    headers: fromPairs(d.headers),
+    body: d.body,
+    basicAuth: d.username ? { username: d.username, password: d.password } : null,
+    expectedStatus: parseStatusList(d.expectedStatus),
+    followRedirects: d.followRedirects,
+  };
+}
+
+function answerChecksOnWire(d: AnswerChecksDraft) {
+  return {
+    maxResponseMs: numberOrNull(d.maxResponseMs),
+    bodyContains: nullIfEmpty(d.bodyContains),
+    bodyNotContains: nullIfEmpty(d.bodyNotContains),
+    json: fromAssertionDrafts(d.json),
+  };
 }
 
 let keySeq = 0;
@@ -186,18 +237,8 @@ export function stepToDraft(s: Partial<WorkflowStep>, origIndex: number | null):
     key: nextKey(),
     origIndex,
     name: s.name ?? '',
-    method: s.method ?? 'GET',
-    url: s.url ?? '',
-    headers: toPairs(s.headers),
-    body: s.body ?? '',
-    username: s.basicAuth?.username ?? '',
-    password: s.basicAuth?.password ?? '',
-    expectedStatus: (s.expectedStatus ?? ['200-299']).join(', '),
-    followRedirects: s.followRedirects ?? true,
-    maxResponseMs: textOf(s.assert?.maxResponseMs),
-    bodyContains: s.assert?.bodyContains ?? '',
-    bodyNotContains: s.assert?.bodyNotContains ?? '',
-    json: toAssertionDrafts(s.assert?.json),
+    ...requestToDraft(s),
+    ...answerChecksToDraft(s.assert),
     extract: (s.extract ?? []).map((e) => ({ ...e })),
   };
 }
@@ -208,19 +249,8 @@ export function emptyStep(): StepDraft {
 
 export function draftToStep(d: StepDraft): WorkflowStep {
   const step: WorkflowStep = {
-    method: d.method,
-    url: d.url.trim(),
-    headers: fromPairs(d.headers),
-    body: d.body,
-    basicAuth: d.username ? { username: d.username, password: d.password } : null,
-    expectedStatus: parseStatusList(d.expectedStatus),
-    followRedirects: d.followRedirects,
-    assert: {
-      maxResponseMs: numberOrNull(d.maxResponseMs),
-      bodyContains: nullIfEmpty(d.bodyContains),
-      bodyNotContains: nullIfEmpty(d.bodyNotContains),
-      json: fromAssertionDrafts(d.json),
-    },
+    ...requestOnWire(d),
+    assert: answerChecksOnWire(d),
     extract: d.extract
       .filter((e) => e.var.trim())
       .map((e) => {
@@ -245,20 +275,9 @@ export function moveItem<T>(list: T[], from: number, to: number): T[] {
 // ---------------------------------------------------------------------------------------------------------
 // The kind fields of a whole monitor.
 
-export interface KindDraft {
-  url: string;
-  method: string;
-  headers: Pair[];
-  body: string;
-  username: string;
-  password: string;
-  expectedStatus: string;
-  followRedirects: boolean;
+/** Every kind's fields in one draft; `url` is also the plain and content monitors' address. */
+export interface KindDraft extends RequestDraft, AnswerChecksDraft {
   ignoreTlsErrors: boolean;
-  maxResponseMs: string;
-  bodyContains: string;
-  bodyNotContains: string;
-  json: AssertionDraft[];
   tlsExpiryDays: string;
   selector: string;
   rule: ContentRule;
@@ -273,19 +292,9 @@ export interface KindDraft {
 
 export function draftOf(m?: Partial<Monitor>): KindDraft {
   return {
-    url: m?.url ?? '',
-    method: m?.method ?? 'GET',
-    headers: toPairs(m?.headers),
-    body: m?.body ?? '',
-    username: m?.basicAuth?.username ?? '',
-    password: m?.basicAuth?.password ?? '',
-    expectedStatus: (m?.expectedStatus ?? ['200-299']).join(', '),
-    followRedirects: m?.followRedirects ?? true,
+    ...requestToDraft(m),
     ignoreTlsErrors: m?.ignoreTlsErrors ?? false,
-    maxResponseMs: textOf(m?.maxResponseMs),
-    bodyContains: m?.bodyContains ?? '',
-    bodyNotContains: m?.bodyNotContains ?? '',
-    json: toAssertionDrafts(m?.json),
+    ...answerChecksToDraft(m),
     tlsExpiryDays: String(m?.tlsExpiryDays ?? 0),
     selector: m?.selector ?? '',
     rule: m?.rule ?? 'changed',
@@ -313,18 +322,9 @@ export function kindBody(kind: MonitorKindName, d: KindDraft): Record<string, un
       return { url: d.url.trim() };
     case 'http-monitor':
       return {
-        method: d.method,
-        url: d.url.trim(),
-        headers: fromPairs(d.headers),
-        body: d.body,
-        basicAuth: d.username ? { username: d.username, password: d.password } : null,
-        expectedStatus: parseStatusList(d.expectedStatus),
-        followRedirects: d.followRedirects,
+        ...requestOnWire(d),
         ignoreTlsErrors: d.ignoreTlsErrors,
-        maxResponseMs: numberOrNull(d.maxResponseMs),
-        bodyContains: nullIfEmpty(d.bodyContains),
-        bodyNotContains: nullIfEmpty(d.bodyNotContains),
-        json: fromAssertionDrafts(d.json),
+        ...answerChecksOnWire(d),
         tlsExpiryDays: Number(d.tlsExpiryDays || 0),
       };
     case 'content-monitor':
