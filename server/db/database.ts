@@ -30,6 +30,11 @@ export interface Db {
    * simply part of that one.
    */
   relaxed<T>(fn: () => T): T;
+  /**
+   * Grows with every write statement (committed or not) and every database swap: a reader that caches
+   * something derived from the database knows it may still be right while this has not moved.
+   */
+  readonly writeCount: number;
 }
 
 /** Receives the write statements of each committed top-level transaction, in commit order. */
@@ -99,6 +104,7 @@ export class SqlJsDb implements Db {
   private relaxedOuter = false;
   private pending: JournalEntry[] = [];
   private sink: CommitSink | null = null;
+  private writes = 0;
 
   constructor(
     private raw: SqlJsDatabase,
@@ -265,6 +271,11 @@ export class SqlJsDb implements Db {
     other.clearCache();
     closeRaw(this.raw);
     this.raw = other.raw;
+    this.writes++;
+  }
+
+  get writeCount(): number {
+    return this.writes;
   }
 
   private outer<T>(fn: () => T): T {
@@ -289,6 +300,7 @@ export class SqlJsDb implements Db {
   }
 
   private record(sql: string, params: Params | null): void {
+    this.writes++;
     if (this.depth > 0) this.pending.push([sql, params]);
     else this.sink?.([[sql, params]], false);
   }

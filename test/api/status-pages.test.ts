@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS_CACHE_MS } from '../../server/features/status-pages/cache';
 import { setPlan } from '../../server/features/users/store';
 import { apiToken, deviceToken, insertChannelKeyRow, makeChannel, makeUser } from '../helpers/factories';
 import { type FakeKind, fakeMonitorKind } from '../helpers/fake-monitor-kind';
@@ -78,7 +79,6 @@ function mails() {
     };
   });
 }
-const subjects = () => mails().map((m) => m.subject);
 const linkIn = (data: string, path: string) =>
   new RegExp(`${t.url.replace(/[.:/]/g, (c) => `\\${c}`)}${path}\\?token=[A-Za-z0-9_.-]+`)
     .exec(data)![0]
@@ -778,5 +778,30 @@ describe('maintenance on status pages', () => {
     expect(mails().filter((m) => m.to.includes('maint@example.com'))).toHaveLength(1);
     for (const w of [soon, later, other])
       await t.request('DELETE', `/maintenance-window/${w.id}`, { token: dev });
+  });
+});
+
+describe('the public page cache', () => {
+  it('serves the same build while nothing is written and for at most STATUS_CACHE_MS; any write rebuilds it', async () => {
+    const ch = await makeChannel(t, dev, { name: 'Cached' });
+    const hb = await heartbeat(ch.id, 'Cron');
+    const page = await createPage({ appid: ch.id, title: 'Cached' });
+    const summary = async () =>
+      (await t.request('GET', `/status/${page.slug}/summary`)).body as {
+        generatedAt: string;
+        services: { name: string; status: string }[];
+      };
+    const first = await summary();
+    expect(first.services).toEqual([expect.objectContaining({ name: 'Cron', status: 'pending' })]);
+    t.clock.advance(STATUS_CACHE_MS - SEC);
+    expect((await summary()).generatedAt).toBe(first.generatedAt); // nothing written: the same build
+    expect((await t.request('GET', `/status/${page.slug}`)).text).toContain('data-status="pending"');
+    await pingHb(hb.token); // a write: the next answer is built afresh and shows it
+    const afterPing = await summary();
+    expect(afterPing.generatedAt).not.toBe(first.generatedAt);
+    expect(afterPing.services[0]?.status).toBe('up');
+    expect((await t.request('GET', `/status/${page.slug}`)).text).toContain('data-status="up"');
+    t.clock.advance(STATUS_CACHE_MS); // time alone: rebuilt once the cache time has passed
+    expect((await summary()).generatedAt).toBe(iso(t.clock.now()));
   });
 });

@@ -5,7 +5,8 @@ import { principalOf, TOK } from '../../http/auth';
 import { ApiError } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
 import { idParam, parseBody } from '../../http/validate';
-import { renderNotice, renderPage } from './render';
+import { pageHtml, pageSummary } from './cache';
+import { renderNotice } from './render';
 import {
   createPage,
   getPage,
@@ -18,7 +19,6 @@ import {
   updatePageFor,
 } from './service';
 import { publicPage, subscribe, unsubscribe, verify } from './subscriptions';
-import { buildSummary } from './summary';
 
 const SLUG = /^[a-z0-9-]{3,60}$/;
 const SLUG_RULE = '3-60 characters of a-z, 0-9 and -';
@@ -114,7 +114,7 @@ export function statusPageRoutes(ctx: AppContext): RouteTable[] {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.removeHeader('Access-Control-Allow-Credentials');
     res.setHeader('Cache-Control', 'no-store');
-    return buildSummary(ctx, publicPage(ctx, String(req.params.slug)));
+    return pageSummary(ctx, publicPage(ctx, String(req.params.slug)));
   });
   pub.options('/status/:slug/summary', (_req, res) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -124,7 +124,7 @@ export function statusPageRoutes(ctx: AppContext): RouteTable[] {
   pub.get('/status/:slug', null, (req, res) => {
     let body: string;
     try {
-      body = renderPage(buildSummary(ctx, publicPage(ctx, String(req.params.slug))));
+      body = pageHtml(ctx, publicPage(ctx, String(req.params.slug)));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 404) throw err;
       html(res, 404, renderNotice('Status page not found'));
