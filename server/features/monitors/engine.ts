@@ -75,11 +75,9 @@ export function newEffects(): Effects {
 export function finish(ctx: AppContext, effects: Effects): void {
   for (const f of effects.frames) ctx.bus.emit('source:event', f);
   for (const appid of effects.channels) statusChanged(ctx, appid);
-  // poke() without a time re-arms for the earliest due time over all sources. poke(at) keeps a timer
-  // armed for an earlier time only while that time is in the future: a result applied after the timer's
-  // time passed but before its callback ran (a busy event loop) would move it to `at`, up to the 60 s
-  // cap later, and every monitor due meanwhile would miss a whole interval.
-  if (effects.dueAt !== null) ctx.due.poke();
+  // poke(at) keeps an earlier armed time, and fires at once when that time has passed without a wake
+  // (server/jobs/due.ts), so no monitor due meanwhile is pushed back.
+  if (effects.dueAt !== null) ctx.due.poke(effects.dueAt);
 }
 
 // ---------------------------------------------------------------- state
