@@ -17,6 +17,7 @@ import {
 } from '../content/rules';
 import { suggestSelectors } from '../content/suggest';
 import type { MonitorKind } from '../kind';
+import { bad, httpUrl } from './validate';
 
 export interface ContentSettings {
   url: string;
@@ -36,27 +37,15 @@ export interface ContentState {
 }
 
 const RENDERS: readonly ContentRender[] = ['html', 'browser'];
-const URL_MAX_CHARS = 2_048;
 /** Largest `html` a test-rule request may carry. */
 const TEST_HTML_MAX_CHARS = 2 * 1024 * 1024;
 const TEXT_MAX_CHARS = 1_000;
 const DEFAULTS = { intervalSec: 60, timeoutSec: 10, timeoutMaxSec: 120 };
 
-/** An http or https URL, else 400 `{field}: …`. */
+/** An http or https URL (the HTTP kinds' reader), else 400 `{field}: …`; absent, null or empty: `required`. */
 function parseUrl(raw: unknown, field = 'url'): string {
-  if (raw === undefined || raw === null || raw === '') throw errors.badRequest(`${field}: required`);
-  if (typeof raw !== 'string') throw errors.badRequest(`${field}: must be a string`);
-  const s = raw.trim();
-  if (s.length > URL_MAX_CHARS) throw errors.badRequest(`${field}: at most ${URL_MAX_CHARS} characters`);
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    throw errors.badRequest(`${field}: must be an http or https URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw errors.badRequest(`${field}: must be an http or https URL`);
-  return s;
+  if (raw === undefined || raw === null || raw === '') bad(field, 'required');
+  return httpUrl()(raw, field);
 }
 
 function parseSelector(raw: unknown): string {
