@@ -537,9 +537,7 @@ function applyPing(
   if (failure) {
     const reason = failReason(input);
     const wasDown = row.status === 'down';
-    s.last_fail_reason = reason;
-    s.started_at = null;
-    clearDeadlines(s);
+    failedRun(s, reason);
     setStatus(s, 'down', now);
     commitState(ctx, row, s, effects);
     entry('down', false, reason);
@@ -554,12 +552,7 @@ function applyPing(
     }
     return { answer: { ok: true, status: 'down' }, dueAt: null };
   }
-  // Success.
-  if (s.started_at !== null) {
-    if (now - s.started_at <= MAX_RUN_MS) s.last_duration_ms = now - s.started_at;
-    s.started_at = null;
-  }
-  s.last_success_at = now;
+  succeededRun(s, now);
   const downSince = row.status === 'down' ? row.status_since : null;
   upFrom(row, s, now, now);
   commitState(ctx, row, s, effects);
@@ -574,6 +567,22 @@ function applyPing(
     effects.events.push(alertFrame(row, 'recovery', 'up', messageId, now));
   }
   return { answer: { ok: true, status: 'up' }, dueAt: s.due_at };
+}
+
+/** A failure ping's bookkeeping (with or without a window): the reason kept, the run over, no deadline. */
+function failedRun(s: HeartbeatState, reason: string): void {
+  s.last_fail_reason = reason;
+  s.started_at = null;
+  clearDeadlines(s);
+}
+
+/** A success ping's bookkeeping: the run's duration when a start was seen (and plausible), the success time. */
+function succeededRun(s: HeartbeatState, now: number): void {
+  if (s.started_at !== null) {
+    if (now - s.started_at <= MAX_RUN_MS) s.last_duration_ms = now - s.started_at;
+    s.started_at = null;
+  }
+  s.last_success_at = now;
 }
 
 function failReason(input: PingInput): string {
@@ -601,16 +610,10 @@ function maintenancePing(
   let live: HeartbeatStatus = row.maint_status ?? 'new';
   if (input.kind === 'start') s.started_at = now;
   else if (reason !== undefined) {
-    s.last_fail_reason = reason;
-    s.started_at = null;
-    clearDeadlines(s);
+    failedRun(s, reason);
     live = 'down';
   } else if (input.kind !== 'log') {
-    if (s.started_at !== null) {
-      if (now - s.started_at <= MAX_RUN_MS) s.last_duration_ms = now - s.started_at;
-      s.started_at = null;
-    }
-    s.last_success_at = now;
+    succeededRun(s, now);
     scheduleFrom(row, s, now);
     live = 'up';
   }
