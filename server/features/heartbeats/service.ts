@@ -542,14 +542,7 @@ function applyPing(
     commitState(ctx, row, s, effects);
     entry('down', false, reason);
     frame('down', 'fail');
-    if (!wasDown) {
-      const messageId = alert(ctx, row, 'fail', {
-        title: `${row.name} failed`,
-        message: failText(row, reason),
-        priority: row.priority,
-      });
-      effects.events.push(alertFrame(row, 'fail', 'down', messageId, now));
-    }
+    if (!wasDown) alertFailed(ctx, row, reason, effects, now);
     return { answer: { ok: true, status: 'down' }, dueAt: null };
   }
   succeededRun(s, now);
@@ -558,14 +551,7 @@ function applyPing(
   commitState(ctx, row, s, effects);
   entry('up', true);
   frame('up', 'success');
-  if (downSince !== null) {
-    const messageId = alert(ctx, row, 'recovery', {
-      title: `${row.name} is up again`,
-      message: recoveryText(now - downSince),
-      priority: RECOVERY_PRIORITY,
-    });
-    effects.events.push(alertFrame(row, 'recovery', 'up', messageId, now));
-  }
+  if (downSince !== null) alertRecovered(ctx, row, now - downSince, 'up', effects, now);
   return { answer: { ok: true, status: 'up' }, dueAt: s.due_at };
 }
 
@@ -583,6 +569,39 @@ function succeededRun(s: HeartbeatState, now: number): void {
     s.started_at = null;
   }
   s.last_success_at = now;
+}
+
+/** `{name} failed` (§1.5) and its `heartbeat:alert` frame. */
+function alertFailed(
+  ctx: AppContext,
+  row: HeartbeatRow,
+  reason: string,
+  effects: Effects,
+  now: number,
+): void {
+  const messageId = alert(ctx, row, 'fail', {
+    title: `${row.name} failed`,
+    message: failText(row, reason),
+    priority: row.priority,
+  });
+  effects.events.push(alertFrame(row, 'fail', 'down', messageId, now));
+}
+
+/** `{name} is up again` after `downForMs` (§1.5) and its `heartbeat:alert` frame with the new status. */
+function alertRecovered(
+  ctx: AppContext,
+  row: HeartbeatRow,
+  downForMs: number,
+  status: string,
+  effects: Effects,
+  now: number,
+): void {
+  const messageId = alert(ctx, row, 'recovery', {
+    title: `${row.name} is up again`,
+    message: recoveryText(downForMs),
+    priority: RECOVERY_PRIORITY,
+  });
+  effects.events.push(alertFrame(row, 'recovery', status, messageId, now));
 }
 
 function failReason(input: PingInput): string {
@@ -662,20 +681,11 @@ function leaveMaintenance(ctx: AppContext, row: HeartbeatRow, now: number, effec
   }
   commitState(ctx, row, s, effects);
   writeMaintenance(ctx.db, row.id, null);
-  if (live === 'down' && from !== 'down') {
-    const messageId = alert(ctx, row, 'fail', {
-      title: `${row.name} failed`,
-      message: failText(row, row.last_fail_reason ?? 'failure signalled'),
-      priority: row.priority,
-    });
-    effects.events.push(alertFrame(row, 'fail', 'down', messageId, now));
-  } else if (from === 'down' && live !== 'down' && live !== 'new') {
-    const messageId = alert(ctx, row, 'recovery', {
-      title: `${row.name} is up again`,
-      message: recoveryText((row.last_success_at ?? now) - (row.maint_since ?? row.status_since)),
-      priority: RECOVERY_PRIORITY,
-    });
-    effects.events.push(alertFrame(row, 'recovery', s.status, messageId, now));
+  if (live === 'down' && from !== 'down')
+    alertFailed(ctx, row, row.last_fail_reason ?? 'failure signalled', effects, now);
+  else if (from === 'down' && live !== 'down' && live !== 'new') {
+    const downFor = (row.last_success_at ?? now) - (row.maint_since ?? row.status_since);
+    alertRecovered(ctx, row, downFor, s.status, effects, now);
   }
 }
 
