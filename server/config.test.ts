@@ -133,4 +133,26 @@ describe('config', () => {
     expect(() => loadConfig({ env: { BELFRY_WITNESS_PROBES: 'x:70000' } })).toThrow(/witnessProbes/);
     expect(() => loadConfig({ env: { BELFRY_WITNESS_PROBES: ' , ' } })).toThrow(/witnessProbes/);
   });
+
+  it('delivery: BELFRY_RETRY_BASE_S (30 s default) and BELFRY_DELIVERY_API_URLS as a JSON object of known adapters', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.retryBaseSec).toBe(30);
+    expect(c.deliveryApiUrls).toEqual({});
+    const d = loadConfig({
+      env: {
+        BELFRY_RETRY_BASE_S: '1',
+        BELFRY_DELIVERY_API_URLS: '{"telegram":"http://127.0.0.1:9/","twilio":"https://tw.example"}',
+      },
+    });
+    expect(d.retryBaseSec).toBe(1);
+    expect(d.deliveryApiUrls).toEqual({ telegram: 'http://127.0.0.1:9', twilio: 'https://tw.example' });
+    expect(() => loadConfig({ env: { BELFRY_RETRY_BASE_S: '0' } })).toThrow(/retryBaseSec/);
+    expect(() => loadConfig({ env: { BELFRY_DELIVERY_API_URLS: '{nope' } })).toThrow(/deliveryApiUrls/);
+    expect(() => loadConfig({ env: { BELFRY_DELIVERY_API_URLS: '{"slack":"http://x"}' } })).toThrow(
+      /unknown adapter slack/,
+    );
+    expect(() => loadConfig({ env: { BELFRY_DELIVERY_API_URLS: '{"telegram":"ftp://x"}' } })).toThrow(
+      /telegram: expected/,
+    );
+  });
 });

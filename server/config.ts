@@ -126,6 +126,44 @@ const configSchema = z.object({
   blockPrivateTargets: boolish.default(false),
   /** Chromium for browser workflows and content monitors with `render: "browser"` (unset: /usr/bin/chromium if present). */
   chromiumPath: z.string().min(1).optional(),
+  /** First delivery/callback retry delay in seconds; doubles per failure up to an hour (tests: 1). */
+  retryBaseSec: z.coerce.number().int().min(1).max(3600).default(30),
+  /**
+   * Base URLs replacing the public APIs of `telegram`, `pagerduty`, `opsgenie` and `twilio` (a JSON object,
+   * e.g. `{"telegram":"http://127.0.0.1:8081"}`): a self-hosted Bot API server, or loopback fakes in tests.
+   */
+  deliveryApiUrls: z
+    .union([z.string(), z.record(z.string(), z.string())])
+    .default({})
+    .transform((v, c) => {
+      let obj: unknown = v;
+      if (typeof v === 'string') {
+        try {
+          obj = v.trim() === '' ? {} : JSON.parse(v);
+        } catch {
+          c.addIssue({ code: 'custom', message: 'expected a JSON object of adapter: base URL' });
+          return z.NEVER;
+        }
+      }
+      const known = ['telegram', 'pagerduty', 'opsgenie', 'twilio'];
+      const out: Record<string, string> = {};
+      if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+        c.addIssue({ code: 'custom', message: 'expected a JSON object of adapter: base URL' });
+        return z.NEVER;
+      }
+      for (const [k, url] of Object.entries(obj)) {
+        if (!known.includes(k)) {
+          c.addIssue({ code: 'custom', message: `unknown adapter ${k} (known: ${known.join(', ')})` });
+          return z.NEVER;
+        }
+        if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(url)) {
+          c.addIssue({ code: 'custom', message: `${k}: expected an http:// or https:// URL` });
+          return z.NEVER;
+        }
+        out[k] = url.replace(/\/+$/, '');
+      }
+      return out;
+    }),
 });
 
 /** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
@@ -159,6 +197,8 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_BLOCK_PRIVATE_TARGETS: 'blockPrivateTargets',
   BELFRY_CHROMIUM_PATH: 'chromiumPath',
   BELFRY_WITNESS_PROBES: 'witnessProbes',
+  BELFRY_RETRY_BASE_S: 'retryBaseSec',
+  BELFRY_DELIVERY_API_URLS: 'deliveryApiUrls',
 };
 
 const FLAGS = {
