@@ -183,20 +183,25 @@ export function reasonOf(body: string): string {
   const text = body.trim();
   let reason = text.split(/\r?\n/)[0] ?? '';
   try {
-    const j = JSON.parse(text) as Record<string, unknown>;
-    if (typeof j === 'object' && j !== null && !Array.isArray(j)) {
-      const main = [j.description, j.message, j.error_description, j.error].find(
-        (v): v is string => typeof v === 'string' && v !== '',
-      );
-      const details = flatStrings(j.errors);
-      const code = typeof j.code === 'number' || typeof j.code === 'string' ? ` (${j.code})` : '';
-      if (main || details.length > 0)
-        reason = [main ? `${main}${code}` : '', details.join('; ')].filter(Boolean).join(': ');
-    }
+    reason = jsonReason(JSON.parse(text)) ?? reason;
   } catch {
     // plain text (Slack)
   }
   return cutReason(reason.replace(/\p{Cc}+/gu, ' ').trim());
+}
+
+/** `{description}`, `{message, code?, errors?}` or an Azure-style `{error: {code, message}}`; null when none. */
+function jsonReason(j: unknown): string | null {
+  if (typeof j !== 'object' || j === null || Array.isArray(j)) return null;
+  const o = j as Record<string, unknown>;
+  if (typeof o.error === 'object' && o.error !== null) return jsonReason(o.error);
+  const main = [o.description, o.message, o.error_description, o.error].find(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
+  const details = flatStrings(o.errors);
+  if (!main && details.length === 0) return null;
+  const code = typeof o.code === 'number' || typeof o.code === 'string' ? ` (${o.code})` : '';
+  return [main ? `${main}${code}` : '', details.join('; ')].filter(Boolean).join(': ');
 }
 
 function cutReason(s: string): string {

@@ -10,7 +10,7 @@ import {
 } from '../../server/delivery/adapter';
 import { ManualClock } from '../../server/lib/clock';
 import { memoryLogger } from '../../server/lib/log';
-import { type FakeHttp, startFakeHttp } from './fake-http';
+import { type FakeHttp, type FakeReply, type RecordedRequest, startFakeHttp } from './fake-http';
 
 /**
  * A minimal SendIo for adapter unit tests: a context with a real parsed config (BELFRY_DELIVERY_API_URLS,
@@ -195,4 +195,45 @@ export function describeHttpErrorClasses(c: HttpAdapterCase): void {
     expect(texts.length).toBeGreaterThanOrEqual(6);
     for (const t of texts) for (const s of c.secrets) expect(t).not.toContain(s);
   });
+}
+
+export const TWILIO_TOKEN = 'twilioAuthTokenSecret';
+export const TWILIO_CONFIG = {
+  provider: 'twilio',
+  accountSid: 'AC0123456789abcdef0123456789abcdef',
+  authToken: TWILIO_TOKEN,
+  from: '+15005550006',
+  to: '+447700900123',
+};
+
+/** Twilio's checks: Basic accountSid:authToken, a form body with To and From, Body ≤ 1600 or Twiml. */
+export function twilioReply(req: RecordedRequest, resource: 'Messages.json' | 'Calls.json'): FakeReply {
+  const basic = `Basic ${Buffer.from(`${TWILIO_CONFIG.accountSid}:${TWILIO_TOKEN}`).toString('base64')}`;
+  if (req.headers.authorization !== basic)
+    return {
+      status: 401,
+      body: {
+        code: 20003,
+        message: 'Authenticate',
+        more_info: 'https://www.twilio.com/docs/errors/20003',
+        status: 401,
+      },
+    };
+  if (!req.headers['content-type']?.startsWith('application/x-www-form-urlencoded'))
+    return { status: 400, body: { code: 20001, message: 'Unsupported content type', status: 400 } };
+  const form = new URLSearchParams(req.body);
+  if (!form.get('To') || !form.get('From'))
+    return { status: 400, body: { code: 21604, message: "A 'To' phone number is required.", status: 400 } };
+  if (resource === 'Messages.json' && (!form.get('Body') || form.get('Body')!.length > 1600))
+    return {
+      status: 400,
+      body: {
+        code: 21617,
+        message: 'The concatenated message body exceeds the 1600 character limit.',
+        status: 400,
+      },
+    };
+  if (resource === 'Calls.json' && !form.get('Twiml') && !form.get('Url'))
+    return { status: 400, body: { code: 21205, message: 'Url parameter is required.', status: 400 } };
+  return { status: 201, body: { sid: resource === 'Calls.json' ? 'CA1' : 'SM1', status: 'queued' } };
 }
