@@ -21,7 +21,7 @@ describe('slack adapter', () => {
     expect(req.path).toBe(PATH);
     expect(req.headers['content-type']).toMatch(/^application\/json/);
     const body = req.json() as { text: string; blocks: Record<string, unknown>[] };
-    expect(body.text).toBe('Disk almost full: a <b> & c > d');
+    expect(body.text).toBe('Disk almost full: a &lt;b&gt; &amp; c &gt; d');
     expect(body.blocks.length).toBeLessThanOrEqual(50);
     expect(body.blocks[0]).toEqual({
       type: 'header',

@@ -10,7 +10,7 @@ export function slackEscape(text: string): string {
 /** §6.2 slack: fallback text and Block Kit header, section, context and link buttons. */
 export function slackBody(item: DeliveryItem): Record<string, unknown> {
   return {
-    text: cut(`${item.title}: ${item.message}`, 3000),
+    text: cut(slackEscape(`${item.title}: ${item.message}`), 3000),
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: cut(item.title || ' ', 150) } },
       { type: 'section', text: { type: 'mrkdwn', text: cut(slackEscape(item.message) || ' ', 3000) } },
