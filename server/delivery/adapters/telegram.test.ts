@@ -57,6 +57,24 @@ describe('telegram adapter', () => {
     expect(body).toMatchObject({ disable_notification: true, chat_id: '@ops' });
   });
 
+  it('masks the bot token when a reply echoes the request path', async () => {
+    const f2 = await startFakeHttp();
+    try {
+      f2.on('POST', '/', (req) => ({ status: 404, body: `Cannot POST ${req.path}` }));
+      const sent = telegramAdapter.send(
+        testIo({ apiUrls: { telegram: f2.url } }),
+        { botToken: TOKEN, chatId: 1 },
+        sampleItem(),
+      );
+      await expect(sent).rejects.toMatchObject({
+        retryable: false,
+        message: 'HTTP 404: Cannot POST ********',
+      });
+    } finally {
+      await f2.close();
+    }
+  });
+
   describeHttpErrorClasses({
     adapter: telegramAdapter,
     target: (base) => ({ config: { botToken: TOKEN, chatId: 5 }, apiUrls: { telegram: base } }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeHttpErrorClasses, sampleItem, testIo } from '../../../test/helpers/delivery-io';
+import { describeHttpErrorClasses, sampleItem, sendError, testIo } from '../../../test/helpers/delivery-io';
 import { type FakeHttp, startFakeHttp } from '../../../test/helpers/fake-http';
 import { signBody } from '../signature';
 import { webhookAdapter } from './webhook';
@@ -91,6 +91,21 @@ describe('webhook adapter', () => {
         },
       );
       expect(fake.requests.length).toBe(before);
+    } finally {
+      await f2.close();
+    }
+  });
+
+  it('masks header values and the URL token when a reply echoes them', async () => {
+    const f2 = await startFakeHttp();
+    try {
+      f2.on('POST', '/', (req) => ({
+        status: 400,
+        body: { message: `bad key ${String(req.headers['x-api-key'])} for ${req.path}` },
+      }));
+      const config = { url: `${f2.url}${PATH}`, headers: { 'X-Api-Key': 'headerSecretValue' } };
+      const e = await sendError(webhookAdapter.send(testIo(), config, sampleItem()));
+      expect(e.message).toBe('HTTP 400: bad key ******** for ********');
     } finally {
       await f2.close();
     }
