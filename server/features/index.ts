@@ -16,6 +16,7 @@ import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { powerFeature } from './power/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -58,6 +59,7 @@ export const FEATURES: readonly Feature[] = [
   maintenanceFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
+  powerFeature,
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.
   { name: 'chromium', stop: closeChromium },
 ];
