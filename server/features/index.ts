@@ -3,7 +3,7 @@ import type { AppContext } from '../context';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
-import { closeChromium } from '../lib/chromium';
+import { chromiumFeature } from '../lib/chromium';
 import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
 import { accountsFeature } from './auth/feature';
@@ -60,6 +60,7 @@ export const FEATURES: readonly Feature[] = [
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,
-  // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.
-  { name: 'chromium', stop: closeChromium },
+  // The Chromium that content monitors (render: browser) and browser workflows share: launched on first
+  // use, closed after a minute idle and at stop.
+  chromiumFeature,
 ];
