@@ -391,6 +391,11 @@ describe.skipIf(!HAS_CHROMIUM)('browser-workflow runs (real Chromium)', () => {
     expect(key).toMatch(/^[A-Za-z0-9]{22}$/);
     expect(down!.extras['service::source']).toEqual({ kind: 'browser-workflow', id: w.id, event: 'down' });
     expect((await t.request('GET', `/browser-shot/${key}`, { token: dev })).status).toBe(200);
+    // an API token scoped to another channel does not reach the workflow's screenshots
+    const scoped = await apiToken(t, { token: dev }, { access: 'read', appIds: [appid] });
+    expect((await t.request('GET', `/browser-shot/${key}`, { token: scoped.token })).status).toBe(404);
+    const inScope = await apiToken(t, { token: dev }, { access: 'read', appIds: [channel] });
+    expect((await t.request('GET', `/browser-shot/${key}`, { token: inScope.token })).status).toBe(200);
     // check-now answers the kind's details
     const now = await post(`/browser-workflow/${w.id}/check-now`, {});
     expect(now.body).toMatchObject({ ok: false, status: 'down', details: { finalUrl: `${site.url}/login` } });
