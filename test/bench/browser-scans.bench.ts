@@ -3,8 +3,8 @@
  * - check time: a three-step workflow (goto a loopback page, fill an input, expectText) checked through
  *   `POST /browser-workflow/{id}/check-now` of a Belfry running in this process (real clock, the real
  *   Chromium), with a warm browser (3 checks first). Target: ≤ 1.5 s per check (p95 of 20 checks).
- * - memory: the resident memory of the browser's process tree (every descendant of this process, summed
- *   from /proc/{pid}/status VmRSS) before the first check, at its peak during the checks (sampled every
+ * - memory: the resident memory of the browser's process tree (the Chromium descendants of this process,
+ *   VmRSS summed from /proc/{pid}/status, and PSS from smaps_rollup, which splits shared pages) before the first check, at its peak during the checks (sampled every
  *   50 ms), right after them (warm, idle), and after the one-minute idle close (real time: up to 150 s).
  * Skipped (figures say why) when no Chromium is installed.
  */
@@ -49,18 +49,30 @@ function descendants(root: number): number[] {
   return out;
 }
 
-/** Summed VmRSS of this process's descendants (the Chromium tree: browser, GPU, renderer, utility), MiB. */
-function browserTreeRssMb(): number {
-  let kb = 0;
-  for (const pid of descendants(process.pid)) {
+/** The Chromium processes among this process's descendants (browser, GPU, renderers, utilities). */
+function chromiumTree(): number[] {
+  return descendants(process.pid).filter((pid) => {
     try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) kb += Number(m[1]);
+      return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Summed over the Chromium tree, MiB: VmRSS (shared pages counted in every process) and PSS (shared split). */
+function browserTreeMemory(): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of chromiumTree()) {
+    try {
+      rss += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
     } catch {
       // gone
     }
   }
-  return round(kb / 1024, 1);
+  return { rss: round(rss / 1024, 1), pss: round(pss / 1024, 1) };
 }
 
 export async function run(): Promise<Result> {
@@ -131,12 +143,14 @@ export async function run(): Promise<Result> {
       ).body,
     ) as { id: number };
 
-    const rssBefore = browserTreeRssMb();
-    let peak = rssBefore;
+    const before = browserTreeMemory();
+    const peak = { ...before };
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        peak = Math.max(peak, browserTreeRssMb());
+        const m = browserTreeMemory();
+        peak.rss = Math.max(peak.rss, m.rss);
+        peak.pss = Math.max(peak.pss, m.pss);
         await sleep(50);
       }
     })();
@@ -159,13 +173,13 @@ export async function run(): Promise<Result> {
     }
     sampling = false;
     await sampler;
-    const rssWarmIdle = browserTreeRssMb();
+    const warmIdle = browserTreeMemory();
     const idleStart = performance.now();
     while (chromiumStats(server.ctx).running && performance.now() - idleStart < IDLE_WAIT_MS)
       await sleep(500);
     await sleep(500); // the process tree exits after the close
     const closedAfter = (performance.now() - idleStart) / 1000;
-    const rssAfter = browserTreeRssMb();
+    const after = browserTreeMemory();
     return {
       [`check-now, 3 steps, warm browser: p50 over ${CHECKS} checks (ms)`]: round(percentile(wall, 50)),
       [`check-now, 3 steps, warm browser: p95 over ${CHECKS} checks (ms, target ≤ 1500)`]: round(
@@ -174,11 +188,12 @@ export async function run(): Promise<Result> {
       'check-now, 3 steps, warm browser: max (ms)': round(Math.max(...wall)),
       'the check itself (responseTimeMs) p50 (ms)': round(percentile(engine, 50)),
       'first check, browser launched (ms)': round(coldStart.wall),
-      'browser RSS before the first check (MiB)': rssBefore,
-      'browser RSS peak during the checks (MiB)': peak,
-      'browser RSS right after the checks, warm and idle (MiB)': rssWarmIdle,
+      'browser RSS / PSS before the first check (MiB)': `${before.rss} / ${before.pss}`,
+      'browser RSS / PSS peak during the checks (MiB)': `${peak.rss} / ${peak.pss}`,
+      'browser RSS / PSS right after the checks, warm and idle (MiB)': `${warmIdle.rss} / ${warmIdle.pss}`,
       'browser closed after idle (s)': round(closedAfter, 0),
-      'browser RSS after the idle close (MiB)': rssAfter,
+      'browser RSS after the idle close (MiB)': after.rss,
+      'browser processes after the idle close': chromiumTree().length,
       'browser launches': chromiumStats(server.ctx).launches,
     };
   } finally {
