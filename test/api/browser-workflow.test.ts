@@ -584,6 +584,32 @@ describe.skipIf(!HAS_CHROMIUM)('browser-workflow runs (real Chromium)', () => {
   });
 });
 
+describe.skipIf(!HAS_CHROMIUM)('browser-workflow with BELFRY_BLOCK_PRIVATE_TARGETS', () => {
+  it('test-step refuses a loopback page to a non-admin and opens it for an administrator', async () => {
+    const s = await startTestServer({ config: { blockPrivateTargets: true } });
+    try {
+      const admin = (await deviceToken(s)).token;
+      const user = (await deviceToken(s, makeUser(s))).token;
+      const steps = [{ action: 'goto', url: `${site.url}/login` }];
+      const refused = await s.request('POST', '/browser-workflow/test-step', {
+        token: user,
+        json: { steps },
+      });
+      expect(refused.body).toMatchObject({ ok: false, error: 'step 1 goto: private address refused' });
+      const allowed = await s.request('POST', '/browser-workflow/test-step', {
+        token: admin,
+        json: { steps },
+      });
+      expect(allowed.body).toMatchObject({ ok: true, details: { title: 'Sign in' } });
+      const empty = await s.request('POST', '/browser-workflow/test-step', { token: user, json: {} });
+      expect(empty.status).toBe(400);
+      expect(empty.body.errorDescription).toBe('steps: required');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('browser-workflow without Chromium', () => {
   it('a check is unknown with the §2.3 error when no Chromium is available', async () => {
     const s = await startTestServer({ config: { chromiumPath: '/nonexistent/chromium' } });

@@ -49,7 +49,10 @@ const buildStepBody = z.object({
 async function testStep(ctx: AppContext, req: Request) {
   const body = obj(req.body ?? {}, 'body');
   const p = principalOf(req);
-  const steps = readSteps(body.steps, 'steps', undefined);
+  const steps = field(body, 'steps', 'steps', (v, path) => readSteps(v, path, undefined), {
+    prev: undefined,
+    required: true,
+  });
   const variables = field(body, 'variables', 'variables', (v, path) => readVariables(v, path, undefined), {
     prev: undefined,
     def: {},
