@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AppContext } from '../context';
+import { deliveryFeature } from '../delivery/outbox/feature';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
@@ -56,6 +57,7 @@ export const FEATURES: readonly Feature[] = [
   monitorsFeature,
   statusPagesFeature,
   maintenanceFeature,
+  deliveryFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.
