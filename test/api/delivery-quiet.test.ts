@@ -32,23 +32,29 @@ async function at(instant: string) {
 
 async function user(quiet: Record<string, unknown>) {
   const dev = (await deviceToken(t, makeUser(t))).token;
-  const res = await t.request('PUT', '/current/user/quiet-hours', { token: dev, json: { enabled: true, ...quiet } });
+  const res = await t.request('PUT', '/current/user/quiet-hours', {
+    token: dev,
+    json: { enabled: true, ...quiet },
+  });
   expect(res.status, res.text).toBe(200);
   return dev;
 }
 
 async function log(dev: string, appid: number) {
-  return (await t.request('GET', `/application/${appid}/deliveries`, { token: dev })).body.deliveries as Record<
-    string,
-    unknown
-  >[];
+  return (await t.request('GET', `/application/${appid}/deliveries`, { token: dev })).body
+    .deliveries as Record<string, unknown>[];
 }
 
 describe('quiet hours hold re-deliveries (§6.4)', () => {
   it('holds below breakthroughPriority until the window end on a DST day in Europe/Berlin, then sends (digest off)', async () => {
     // 2026-03-29: Berlin moves from CET (UTC+1) to CEST (UTC+2) at 02:00; 08:00 local is 06:00 UTC.
     await at('2026-03-28T21:00:00Z');
-    const dev = await user({ timezone: 'Europe/Berlin', start: '23:00', end: '08:00', breakthroughPriority: 8 });
+    const dev = await user({
+      timezone: 'Europe/Berlin',
+      start: '23:00',
+      end: '08:00',
+      breakthroughPriority: 8,
+    });
     const ch = await makeChannel(t, dev, { deliveryConfig: { webhook: WEBHOOK } });
     await at('2026-03-28T22:30:00Z'); // 23:30 CET
     const low = await sendMessage(t, ch.token, { priority: 7 });
@@ -77,17 +83,27 @@ describe('quiet hours hold re-deliveries (§6.4)', () => {
     const ch = await makeChannel(t, dev, { deliveryConfig: { webhook: WEBHOOK } });
     const m = await sendMessage(t, ch.token, { priority: 3 });
     await t.server.scheduler.tick();
-    expect((await log(dev, ch.id))[0]).toMatchObject({ status: 'queued', heldUntil: '2026-01-16T15:00:00.000Z' });
+    expect((await log(dev, ch.id))[0]).toMatchObject({
+      status: 'queued',
+      heldUntil: '2026-01-16T15:00:00.000Z',
+    });
     await t.request('PUT', '/current/user/quiet-hours', { token: dev, json: { enabled: false } });
     await t.server.scheduler.tick();
     expect(hook.sends.map((s) => s.item.messageId)).toEqual([m.id]);
-    expect((await log(dev, ch.id))[0]).toMatchObject({ status: 'sent', heldUntil: null, sentAt: iso(t.clock.now()) });
+    expect((await log(dev, ch.id))[0]).toMatchObject({
+      status: 'sent',
+      heldUntil: null,
+      sentAt: iso(t.clock.now()),
+    });
   });
 
   it('at the end of a midnight-spanning window with digest on: one digest per channel and adapter and one internal message', async () => {
     // Friday only: Friday 22:00 to Saturday 06:00 UTC is quiet, Saturday night is not.
     const dev = await user({ timezone: 'UTC', start: '22:00', end: '06:00', days: [5], digest: true });
-    const ops = await makeChannel(t, dev, { name: 'ops', deliveryConfig: { webhook: WEBHOOK, slack: SLACK } });
+    const ops = await makeChannel(t, dev, {
+      name: 'ops',
+      deliveryConfig: { webhook: WEBHOOK, slack: SLACK },
+    });
     const web = await makeChannel(t, dev, { name: 'web', deliveryConfig: { webhook: WEBHOOK } });
     await at('2026-01-16T23:00:00Z');
     const a = await sendMessage(t, ops.token, { title: 'Disk', message: 'full', priority: 5 });
@@ -152,9 +168,13 @@ describe('quiet hours hold re-deliveries (§6.4)', () => {
       ['slack', 'sent', null],
       ['webhook', 'sent', null],
     ]);
-    expect((await log(dev, web.id)).find((d) => d.messageId === read.id)).toMatchObject({ cancelReason: 'read' });
+    expect((await log(dev, web.id)).find((d) => d.messageId === read.id)).toMatchObject({
+      cancelReason: 'read',
+    });
     const inbox = await t.request('GET', '/message?limit=100', { token: dev });
-    const notices = inbox.body.messages.filter((m: { extras?: Record<string, unknown> }) => m.extras?.['service::digest']);
+    const notices = inbox.body.messages.filter(
+      (m: { extras?: Record<string, unknown> }) => m.extras?.['service::digest'],
+    );
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({
       title: 'Digest: 3 messages held during quiet hours',
@@ -179,7 +199,8 @@ describe('quiet hours hold re-deliveries (§6.4)', () => {
   it('the digest lists at most 50 lines, then `… and {k} more`', async () => {
     const dev = await user({ timezone: 'UTC', start: '11:00', end: '13:00', digest: true });
     const ch = await makeChannel(t, dev, { deliveryConfig: { webhook: WEBHOOK } });
-    for (let i = 0; i < 53; i++) await sendMessage(t, ch.token, { title: `m${i}`, message: 'x', priority: 1 });
+    for (let i = 0; i < 53; i++)
+      await sendMessage(t, ch.token, { title: `m${i}`, message: 'x', priority: 1 });
     await t.server.scheduler.tick();
     await at('2026-01-16T13:00:00Z');
     expect(hook.sends).toHaveLength(1);
