@@ -10,7 +10,6 @@ let t: TestServer;
 let hook: FakeDeliveryAdapter;
 let slack: FakeDeliveryAdapter;
 
-const SEC = 1_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const WEBHOOK = { url: 'https://example.com/hook', delaySec: 0 };
 const SLACK = { webhookUrl: 'https://hooks.slack.example/T/B/x', delaySec: 0 };
