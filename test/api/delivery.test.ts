@@ -134,6 +134,23 @@ describe('enqueue (§6.1 first row)', () => {
     )!.n;
     expect(count).toBe(0);
   });
+  it('POST /message queues nothing for a channel covered by a maintenance window (service::silent)', async () => {
+    const ch = await hookChannel();
+    const now = t.clock.now();
+    const w = await t.request('POST', '/maintenance-window', {
+      token: dev,
+      json: {
+        name: 'deploy',
+        channelIds: [ch.id],
+        schedule: { type: 'once', startsAt: iso(now - SEC), endsAt: iso(now + HOUR) },
+      },
+    });
+    expect(w.status, w.text).toBe(200);
+    const m = await sendMessage(t, ch.token, { priority: 10 });
+    expect(m.extras).toEqual({ 'service::silent': true });
+    expect(await log(ch.id)).toEqual([]);
+    await t.request('DELETE', `/maintenance-window/${w.body.id}`, { token: dev });
+  });
 });
 
 describe('attempts (§6.1 sending rows)', () => {
