@@ -227,6 +227,30 @@ describe('attempts (§6.1 sending rows)', () => {
     expect(sendsOf(hook, ch.id)).toHaveLength(2);
   });
 
+  it('a row that cannot be prepared fails alone; the rest of the batch is sent', async () => {
+    const ch = await hookChannel();
+    const admin = t.server.ctx.db.first<{ id: number }>('SELECT id FROM users WHERE email = ?', [
+      t.admin.email,
+    ])!;
+    const now = t.clock.now();
+    t.server.ctx.db.transaction(() =>
+      t.server.ctx.db.run(
+        `INSERT INTO deliveries (user_id, appid, adapter, kind, status, created_at, next_attempt_at, payload)
+           VALUES (?, ?, 'webhook', 'digest', 'queued', ?, ?, '{broken')`,
+        [admin.id, ch.id, now, now + 60 * SEC],
+      ),
+    );
+    const m = await sendMessage(t, ch.token);
+    await advance(60 * SEC);
+    const rows = await log(ch.id);
+    expect(rows.map((r) => [r.kind, r.status])).toEqual([
+      ['redelivery', 'sent'],
+      ['digest', 'failed'],
+    ]);
+    expect(rows[1]!.lastError).toMatch(/^could not prepare the delivery: /);
+    expect(sendsOf(hook, ch.id).map((s) => s.item.messageId)).toEqual([m.id]);
+  });
+
   it('gives up when the next attempt would be later than createdAt + 24 h', async () => {
     const ch = await hookChannel();
     const created = t.clock.now();

@@ -29,6 +29,7 @@ import {
   type DeliveryStatus,
   dueDeliveries,
   failInterruptedTests,
+  failQueued,
   findDelivery,
   holdDelivery,
   insertDelivery,
@@ -468,8 +469,22 @@ export async function runDueDeliveries(ctx: AppContext, now: number): Promise<vo
         // A digest earlier in this batch may have folded this row already.
         const fresh = findDelivery(ctx.db, row.id);
         if (fresh?.status !== 'queued') continue;
-        const job = decide(ctx, fresh, now, cache, changed);
-        if (job) out.push(job);
+        // One savepoint per row: a row that cannot be judged (unreadable settings) fails alone instead of
+        // failing the batch, and with it the due source, again and again.
+        const mark = changed.length;
+        try {
+          const job = ctx.db.transaction(() => decide(ctx, fresh, now, cache, changed));
+          if (job) out.push(job);
+        } catch (err) {
+          changed.length = mark;
+          ctx.log.error('a delivery could not be prepared', { err, id: fresh.id });
+          failQueued(
+            ctx.db,
+            fresh.id,
+            `could not prepare the delivery: ${err instanceof Error ? err.message : String(err)}`,
+          );
+          changed.push(fresh);
+        }
       }
       return out;
     });

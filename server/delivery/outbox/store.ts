@@ -159,6 +159,14 @@ export function markRetry(db: Db, id: number, error: string, nextAttemptAt: numb
   ).changes;
 }
 
+/** A queued row that cannot be sent at all: failed. */
+export function failQueued(db: Db, id: number, error: string): void {
+  db.run(
+    "UPDATE deliveries SET status = 'failed', last_error = ?, next_attempt_at = NULL WHERE id = ? AND status = 'queued'",
+    [error, id],
+  );
+}
+
 /** At start-up: a send interrupted by a stop or a crash is tried again (at once). */
 export function requeueSending(db: Db, now: number): number {
   return db.run(
