@@ -398,7 +398,8 @@ function decide(
     return null;
   }
   if (row.kind !== 'redelivery' && row.kind !== 'digest') {
-    // Callbacks (issue 16) are sent by their own family; a test row is never queued.
+    // A test row is never queued, and no family queues callbacks yet: issue 16's question callbacks add
+    // their branch here (they have no channel adapter to re-check).
     cancelDelivery(ctx.db, row.id, 'config');
     changed.push(row);
     return null;
