@@ -571,6 +571,34 @@ describe('GET /application/{id}/deliveries', () => {
   });
 });
 
+describe('retention', () => {
+  it('the retention job deletes finished entries older than 30 days and keeps queued and younger ones', async () => {
+    const ch = await hookChannel({
+      webhook: { ...WEBHOOK, delaySec: 0 },
+      slack: { ...SLACK, delaySec: 86_400 },
+    });
+    await sendMessage(t, ch.token); // webhook sent at once; slack queued for a day
+    await t.server.scheduler.tick();
+    expect((await log(ch.id)).map((r) => [r.adapter, r.status])).toEqual([
+      ['slack', 'queued'],
+      ['webhook', 'sent'],
+    ]);
+    // A day later the first message's slack entry is sent too; both are finished.
+    t.clock.advance(30 * 24 * HOUR - HOUR);
+    const young = await sendMessage(t, ch.token);
+    await t.server.scheduler.tick();
+    t.clock.advance(2 * HOUR);
+    await t.server.scheduler.runNow('retention');
+    const rows = await log(ch.id);
+    // 30 days + 1 h after the first message: its two finished entries are gone, the young ones stay.
+    expect(rows.every((r) => r.messageId === young.id)).toBe(true);
+    expect(rows.map((r) => [r.adapter, r.status])).toEqual([
+      ['slack', 'queued'],
+      ['webhook', 'sent'],
+    ]);
+  });
+});
+
 describe('restart', () => {
   it('a send interrupted by the stop stays `sending` and is queued and sent again at start-up', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'belfry-delivery-'));

@@ -27,6 +27,7 @@ import {
   claimDelivery,
   type DeliveryRow,
   type DeliveryStatus,
+  deleteFinishedUpTo,
   dueDeliveries,
   failInterruptedTests,
   failQueued,
@@ -34,6 +35,7 @@ import {
   holdDelivery,
   insertDelivery,
   isReadBy,
+  lastIdCreatedBefore,
   markFailed,
   markRetry,
   markSent,
@@ -650,4 +652,16 @@ export function readByLink(ctx: AppContext, token: unknown): { messageId: number
   if (!message || message.user_id !== u) throw errors.notFound('message');
   ctx.db.transaction(() => markRead(ctx.db, u, [m]));
   return { messageId: m, title: message.title };
+}
+
+/** The Deliveries log keeps finished entries this long; queued and sending ones are kept until done. */
+export const DELIVERY_LOG_KEEP_MS = 30 * 86_400_000;
+/** Rows one retention run deletes at most (the next run takes the rest). */
+const PRUNE_MAX = 50_000;
+
+/** Retention task 'deliveries': finished entries older than 30 days go. */
+export function pruneDeliveryLog(ctx: AppContext): number {
+  const upTo = lastIdCreatedBefore(ctx.db, ctx.clock.now() - DELIVERY_LOG_KEEP_MS);
+  if (upTo === 0) return 0;
+  return ctx.db.transaction(() => deleteFinishedUpTo(ctx.db, upTo, PRUNE_MAX));
 }

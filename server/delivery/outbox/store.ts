@@ -236,3 +236,42 @@ export function isReadBy(db: Db, userId: number, appid: number, messageId: numbe
     )?.r === 1
   );
 }
+
+/**
+ * The newest id whose entry was created before `cutoff`, or 0. Ids grow with creation time, so a binary
+ * search over ids (point lookups on the primary key) finds it without an index on created_at.
+ */
+export function lastIdCreatedBefore(db: Db, cutoff: number): number {
+  const bounds = db.first<{ lo: number | null; hi: number | null }>(
+    'SELECT min(id) AS lo, max(id) AS hi FROM deliveries',
+  );
+  let lo = bounds?.lo ?? null;
+  let hi = bounds?.hi ?? null;
+  if (lo === null || hi === null) return 0;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const row = db.first<{ id: number; created_at: number }>(
+      'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
+      [mid],
+    );
+    if (!row) {
+      hi = mid - 1;
+      continue;
+    }
+    if (row.created_at < cutoff) {
+      found = row.id;
+      lo = row.id + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** Finished entries (sent, failed, cancelled) with ids up to `maxId`, at most `limit` of them. */
+export function deleteFinishedUpTo(db: Db, maxId: number, limit: number): number {
+  return db.run(
+    `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE id <= ?
+       AND status IN ('sent', 'failed', 'cancelled') ORDER BY id LIMIT ?)`,
+    [maxId, limit],
+  ).changes;
+}
