@@ -1,11 +1,7 @@
 import type { AppContext } from '../../context';
 import { readLink, signLink } from '../../features/auth/links';
 import { requireVisible } from '../../features/channels/access';
-import {
-  DELIVERY_ADAPTERS,
-  enabledAdapters,
-  openDeliveryConfig,
-} from '../../features/channels/delivery-config';
+import { enabledAdapters, openDeliveryConfig } from '../../features/channels/delivery-config';
 import { type ChannelRow, findChannel } from '../../features/channels/store';
 import { getQuietHours, type QuietHours } from '../../features/current-user/quiet-hours';
 import { findMessage, type MessageRow, markRead } from '../../features/messages/store';
@@ -538,10 +534,6 @@ export function ownedChannel(ctx: AppContext, p: Principal, appid: number): Chan
   return v.row;
 }
 
-function isAdapterName(ctx: AppContext, name: string): boolean {
-  return adapterNamed(ctx, name) !== undefined || Object.hasOwn(DELIVERY_ADAPTERS, name);
-}
-
 /**
  * `POST /application/{id}/delivery/test` (§6.3): every enabled adapter (or the named one) at once,
  * without retries; each send is recorded as a `test` entry (sent or failed).
@@ -553,7 +545,7 @@ export async function testDelivery(
   adapter?: string,
 ): Promise<{ results: Record<string, { ok: true } | { ok: false; error: string }> }> {
   const row = ownedChannel(ctx, p, appid);
-  if (adapter !== undefined && !isAdapterName(ctx, adapter))
+  if (adapter !== undefined && !adapterNamed(ctx, adapter))
     throw errors.badRequest(`adapter: unknown adapter "${adapter}"`);
   const config = openDeliveryConfig(ctx.secret, row.delivery_config);
   let names = enabledAdapters(config);
