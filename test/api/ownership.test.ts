@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { saveShot } from '../../server/features/monitors/kinds/browser/shots';
 import {
   apiToken,
   deviceToken,
@@ -90,6 +91,25 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'monitor',
   );
+  // Paused: no check runs; its screenshot row is written directly (no browser needed for the sweep).
+  const browser: { id: number } = ok(
+    await t.request('POST', '/browser-workflow', {
+      token: aDevice.token,
+      json: {
+        appid: parent.id,
+        name: 'zqa browser',
+        paused: true,
+        variables: { apiToken: 'zqa secret' },
+        steps: [{ action: 'goto', url: 'http://127.0.0.1:9/zqa' }],
+      },
+    }),
+    'browser workflow',
+  );
+  const shotKey = saveShot(t.server.ctx, {
+    userId: a.id,
+    monitorId: browser.id,
+    jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xd9]),
+  })!;
   const statusPage: { id: number; slug: string } = ok(
     await t.request('POST', '/status-page', {
       token: aDevice.token,
@@ -138,6 +158,7 @@ it("no route lets a user read, change or delete another user's resources", async
     token.id,
     heartbeat.id,
     monitor.id,
+    browser.id,
     statusPage.id,
     subscriberId,
     window.id,
@@ -194,6 +215,7 @@ it("no route lets a user read, change or delete another user's resources", async
     parentId: parent.id,
     shareId: share.id,
     appid: parent.id,
+    workflowId: browser.id,
     name: 'b thing',
     message: 'b says',
     monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
@@ -278,6 +300,14 @@ it("no route lets a user read, change or delete another user's resources", async
     'a monitors',
   );
   expect(monitors.map((m) => [m.id, m.name, m.paused])).toEqual([[monitor.id, 'zqa monitor', false]]);
+  const browsers: { id: number; name: string; paused: boolean }[] = ok(
+    await t.request('GET', '/browser-workflow', { token: aDevice.token }),
+    'a browser workflows',
+  );
+  expect(browsers.map((m) => [m.id, m.name, m.paused])).toEqual([[browser.id, 'zqa browser', true]]);
+  // A's screenshot: B gets 404, A the JPEG
+  expect((await t.request('GET', `/browser-shot/${shotKey}`, { token: bDevice.token })).status).toBe(404);
+  expect((await t.request('GET', `/browser-shot/${shotKey}`, { token: aDevice.token })).status).toBe(200);
   const pages: { id: number; title: string; enabled: boolean }[] = ok(
     await t.request('GET', '/status-page', { token: aDevice.token }),
     'a status pages',
