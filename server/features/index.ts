@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AppContext } from '../context';
+import { deliveryFeature } from '../delivery/outbox/feature';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
@@ -57,6 +58,7 @@ export const FEATURES: readonly Feature[] = [
   monitorsFeature,
   statusPagesFeature,
   maintenanceFeature,
+  deliveryFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

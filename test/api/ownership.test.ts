@@ -49,7 +49,11 @@ it("no route lets a user read, change or delete another user's resources", async
   const a = makeUser(t);
   const aDevice = await deviceToken(t, a, 'zqa phone');
   const aOther = await deviceToken(t, a, 'zqa laptop');
-  const parent = await makeChannel(t, aDevice.token, { name: 'zqa parent' });
+  // An adapter that never comes due during the sweep, so A's messages have outbox entries (issue 15).
+  const parent = await makeChannel(t, aDevice.token, {
+    name: 'zqa parent',
+    deliveryConfig: { webhook: { url: 'https://zqa.example/hook', delaySec: 86_400 } },
+  });
   const child = await makeChannel(t, aDevice.token, { name: 'zqa child', parentId: parent.id });
   const key: { id: number } = ok(
     await t.request('POST', `/application/${parent.id}/token`, {
@@ -137,6 +141,11 @@ it("no route lets a user read, change or delete another user's resources", async
   );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
+  const delivery: { deliveries: { id: number }[] } = ok(
+    await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
+    'deliveries',
+  );
+  expect(delivery.deliveries).toHaveLength(1);
   const aIds = [
     a.id,
     aDevice.id,
@@ -155,6 +164,7 @@ it("no route lets a user read, change or delete another user's resources", async
     window.id,
     m1.id,
     m2.id,
+    delivery.deliveries[0]!.id,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -241,6 +251,12 @@ it("no route lets a user read, change or delete another user's resources", async
   );
   expect(messages.messages.filter((m) => m.id === m1.id || m.id === m2.id)).toHaveLength(2);
   expect(messages.messages.some((m) => m.read)).toBe(false);
+  // A's outbox entry is still queued: no read mark, test or config change of B's reached it.
+  const after: { deliveries: { id: number; status: string }[] } = ok(
+    await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
+    'a deliveries',
+  );
+  expect(after.deliveries.map((d) => [d.id, d.status])).toEqual([[delivery.deliveries[0]!.id, 'queued']]);
   const devices: { id: number; name: string }[] = ok(
     await t.request('GET', '/client', { token: aDevice.token }),
     'a devices',
