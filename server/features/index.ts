@@ -16,9 +16,11 @@ import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { portScansFeature } from './port-scans/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
+import { verifiedHostsFeature } from './verified-hosts/feature';
 
 /** What a family contributes. Everything is optional; the order of FEATURES is the mount order. */
 export interface Feature {
@@ -56,6 +58,8 @@ export const FEATURES: readonly Feature[] = [
   monitorsFeature,
   statusPagesFeature,
   maintenanceFeature,
+  verifiedHostsFeature,
+  portScansFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.

@@ -159,3 +159,6 @@ export const MONITORS_PER_USER = 1_000;
 export const STATUS_CONFIRMATIONS_PER_HOUR = 5;
 /** Incidents listed on a status page (newest first). */
 export const STATUS_INCIDENTS_SHOWN = 50;
+/** Verified hosts per user, and port scans one user may have waiting `queued` (§0.7). */
+export const VERIFIED_HOSTS_PER_USER = 50;
+export const PORT_SCANS_QUEUED_PER_USER = 5;
