@@ -6,13 +6,14 @@ import net from 'node:net';
  * at most `concurrency` sockets are open at once and no loop runs over the ports without awaiting a
  * connect in between (the event loop and the HTTP server keep running through a 65,535-port scan).
  * Out of file descriptors or local ports (EMFILE, ENFILE, EADDRNOTAVAIL, ENOBUFS) the port is tried
- * again after a pause and the pool shrinks by one worker; it never throws for a socket error.
+ * again after a pause and the pool shrinks by one worker; it never throws for a socket error, and
+ * rejects (the scan fails) only after RESOURCE_RETRIES such errors in a row.
  */
 
 /** A banner: at most this many printable bytes, read for at most BANNER_WAIT_MS after the connect. */
 export const BANNER_BYTES = 256;
 export const BANNER_WAIT_MS = 500;
-/** A port that keeps hitting resource errors this many times fails the scan. */
+/** Resource errors in a row (no connect in between got through) that fail the scan: ~5 s of them. */
 const RESOURCE_RETRIES = 50;
 const RESOURCE_PAUSE_MS = 100;
 const RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS', 'ENOMEM']);
@@ -40,11 +41,14 @@ type Probe = { kind: 'open'; banner?: string } | { kind: 'closed' } | { kind: 'r
 export function printable(bytes: Buffer): string {
   let out = '';
   for (const b of bytes) {
-    if (b >= 0x20 && b <= 0x7e) out += String.fromCharCode(b);
-    else if (b === 0x09 || b === 0x0a || b === 0x0d) out += ' ';
+    const space = b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+    // Leading and repeated white space is not kept.
+    if (space) {
+      if (out !== '' && !out.endsWith(' ')) out += ' ';
+    } else if (b > 0x20 && b <= 0x7e) out += String.fromCharCode(b);
     if (out.length >= BANNER_BYTES) break;
   }
-  return out.replace(/ {2,}/g, ' ').trim().slice(0, BANNER_BYTES);
+  return out.trimEnd().slice(0, BANNER_BYTES);
 }
 
 function probe(address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<Probe> {
@@ -107,7 +111,7 @@ export async function tcpScan(spec: ScanSpec): Promise<void> {
   setMaxListeners(spec.concurrency + 16, spec.signal);
   let next = 0;
   const retry: number[] = [];
-  const retries = new Map<number, number>();
+  let resourceErrors = 0;
   let workers = 0;
   let failure: Error | null = null;
   const take = (): number | undefined => (retry.length > 0 ? retry.shift() : spec.ports[next++]);
@@ -118,9 +122,8 @@ export async function tcpScan(spec: ScanSpec): Promise<void> {
       if (port === undefined) return;
       const r = await probe(spec.address, port, spec.timeoutMs, spec.signal);
       if (r.kind === 'resource') {
-        const n = (retries.get(port) ?? 0) + 1;
-        retries.set(port, n);
-        if (n > RESOURCE_RETRIES) {
+        resourceErrors++;
+        if (resourceErrors > RESOURCE_RETRIES) {
           failure = new Error(`${r.code}: out of sockets or file descriptors`);
           return;
         }
@@ -134,6 +137,7 @@ export async function tcpScan(spec: ScanSpec): Promise<void> {
         await pause(RESOURCE_PAUSE_MS);
         continue;
       }
+      resourceErrors = 0;
       if (spec.signal.aborted) return;
       if (r.kind === 'open') spec.onOpen(r.banner === undefined ? { port } : { port, banner: r.banner });
       spec.onScanned();
