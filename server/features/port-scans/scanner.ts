@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import net from 'node:net';
 
 /**
@@ -61,7 +60,11 @@ export function printable(bytes: Buffer): string {
   return out.trimEnd().slice(0, BANNER_BYTES);
 }
 
-function probe(address: string, port: number, timeoutMs: number, signal: AbortSignal): Promise<Probe> {
+/**
+ * One connect. `inFlight` holds a way to end each connect in flight, so an abort ends them all with one
+ * listener on the signal instead of one listener per connect.
+ */
+function probe(address: string, port: number, timeoutMs: number, inFlight: Set<() => void>): Promise<Probe> {
   return new Promise<Probe>((resolve) => {
     let socket: net.Socket | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -70,13 +73,12 @@ function probe(address: string, port: number, timeoutMs: number, signal: AbortSi
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      inFlight.delete(onAbort);
       socket?.destroy();
       resolve(p);
     };
     const onAbort = () => done({ kind: 'closed' });
-    if (signal.aborted) return done({ kind: 'closed' });
-    signal.addEventListener('abort', onAbort, { once: true });
+    inFlight.add(onAbort);
     try {
       socket = net.connect({ host: address, port });
     } catch (err) {
@@ -129,8 +131,20 @@ function pacer(ratePerSec: number): () => Promise<void> {
 
 /** Runs the scan to the end or until `signal` aborts. Rejects only when resources stay exhausted. */
 export async function tcpScan(spec: ScanSpec): Promise<void> {
-  // Every connect in flight listens for the abort.
-  setMaxListeners(spec.concurrency + 16, spec.signal);
+  const inFlight = new Set<() => void>();
+  const onAbort = () => {
+    for (const end of [...inFlight]) end();
+  };
+  if (spec.signal.aborted) return;
+  spec.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await runPool(spec, inFlight);
+  } finally {
+    spec.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+async function runPool(spec: ScanSpec, inFlight: Set<() => void>): Promise<void> {
   let next = 0;
   const retry: number[] = [];
   let resourceErrors = 0;
@@ -144,7 +158,8 @@ export async function tcpScan(spec: ScanSpec): Promise<void> {
       const port = take();
       if (port === undefined) return;
       await slot();
-      const r = await probe(spec.address, port, spec.timeoutMs, spec.signal);
+      if (spec.signal.aborted) return;
+      const r = await probe(spec.address, port, spec.timeoutMs, inFlight);
       if (r.kind === 'resource') {
         resourceErrors++;
         if (resourceErrors > RESOURCE_RETRIES) {
