@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { untilAborted } from '../monitors/net/errors';
 import { resolveHost } from '../monitors/net/resolve';
 import { sendSourceMessage, statusChanged } from '../sources/messages';
 import { portsOf, serviceNames } from './ports';
@@ -206,13 +207,14 @@ function ownerIsAdmin(ctx: AppContext, userId: number): boolean {
 async function run(ctx: AppContext, live: Live, row: PortScanRow): Promise<void> {
   const signal = live.controller.signal;
   const allowPrivate = !ctx.config.blockPrivateTargets || ownerIsAdmin(ctx, row.user_id);
-  const resolved = await resolveHost(ctx, row.host, { allowPrivate });
-  if (!signal.aborted && 'error' in resolved) {
+  // A lookup cannot be cancelled, only left behind: a stop or cancel does not wait for it.
+  const resolved = await untilAborted(resolveHost(ctx, row.host, { allowPrivate }), signal);
+  if (resolved !== null && !signal.aborted && 'error' in resolved) {
     endScan(ctx, row.id, 'failed', live, resolved.error);
     return;
   }
   let failure: string | null = null;
-  if (!signal.aborted && !('error' in resolved)) {
+  if (resolved !== null && !signal.aborted && !('error' in resolved)) {
     const ports = portsOf(row.ports);
     const names = serviceNames();
     live.portCount = ports.length;
