@@ -388,6 +388,43 @@ describe('the queue, cancel, restart, PATCH, DELETE', () => {
   });
 });
 
+describe('shared channels', () => {
+  it('a recipient with send scans on the shared channel; losing send cancels their running scan', async () => {
+    const owner = makeUser(t);
+    const ownerDev = (await deviceToken(t, owner)).token;
+    const friend = makeUser(t);
+    const friendDev = (await deviceToken(t, friend)).token;
+    const c = await makeChannel(t, ownerDev);
+    const share = await t.request('POST', `/application/${c.id}/share`, {
+      token: ownerDev,
+      json: { email: friend.email, permission: 'send' },
+    });
+    await t.request('POST', `/share/${share.body.id}/accept`, { token: friendDev });
+    await verifyLoopback(t, friendDev);
+    const res = await t.request('POST', '/port-scan', {
+      token: friendDev,
+      json: { appid: c.id, host: '127.0.0.1', ports: '1-65535', concurrency: 1, timeoutMs: 100 },
+    });
+    expect(res.body.status).toBe('running');
+    // The owner sees it among the channel's event sources.
+    const sources = await t.request('GET', `/application/${c.id}/event-sources`, { token: ownerDev });
+    expect(sources.body.sources.map((s: { kind: string; id: number }) => [s.kind, s.id])).toContainEqual([
+      'port-scan',
+      res.body.id,
+    ]);
+    await t.request('PUT', `/share/${share.body.id}`, { token: ownerDev, json: { permission: 'view' } });
+    const ended = await finished(res.body.id);
+    expect(ended.data.to).toBe('cancelled');
+    expect((await t.request('GET', `/port-scan/${res.body.id}`, { token: friendDev })).body.status).toBe(
+      'cancelled',
+    );
+    expect(
+      (await t.request('POST', '/port-scan', { token: friendDev, json: { appid: c.id, host: '127.0.0.1' } }))
+        .body.errorDescription,
+    ).toBe('appid: no such channel');
+  });
+});
+
 describe('POST /port-scan/{id}/to-monitor', () => {
   it('creates a port-monitor on the scan channel for an open port; a port not open is 400', async () => {
     const res = await scan({ ports: `${ssh.port},${closed}` });

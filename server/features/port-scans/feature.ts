@@ -3,6 +3,7 @@ import type { Feature } from '../index';
 import { registerSourceKind, type SourceSummary } from '../sources/registry';
 import { portScanRoutes } from './routes';
 import { bootNextDue, KIND, recoverScans, stopScans } from './runner';
+import { cancelLostRecipients } from './service';
 import { findScan, listScansOfChannels, type PortScanRow } from './store';
 
 function summary(row: PortScanRow): SourceSummary {
@@ -30,6 +31,7 @@ function init(ctx: AppContext): void {
   });
   // Once, right after start: scans the previous process left running fail, queued ones start.
   ctx.due.register({ name: KIND, nextDueAt: bootNextDue, runDue: recoverScans });
+  ctx.bus.on('share:changed', ({ appid }) => cancelLostRecipients(ctx, appid));
 }
 
 /** Port scans (issue 13, §3.2): TCP connect scans of verified hosts, one running per user. */

@@ -2,11 +2,12 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { PORT_SCANS_QUEUED_PER_USER } from '../../lib/limits';
-import { channelInScope } from '../channels/access';
+import { channelInScope, receivedChannel } from '../channels/access';
+import { findChannel } from '../channels/store';
 import { monitorKind } from '../monitors/kind';
 import { createMonitor } from '../monitors/service';
 import type { MonitorRow } from '../monitors/store';
-import { sourcesInView, writableChannel } from '../sources/access';
+import { maySend, sourcesInView, writableChannel } from '../sources/access';
 import { statusChanged } from '../sources/messages';
 import { isHostVerified } from '../verified-hosts/service';
 import { abortScan, endScan, kick, liveProgress } from './runner';
@@ -18,6 +19,7 @@ import {
   listScansOfUser,
   type OpenEntry,
   type PortScanRow,
+  recipientActiveScans,
   resetScan,
   updateScanText,
 } from './store';
@@ -104,12 +106,30 @@ export function updateScan(
 export function cancelScan(ctx: AppContext, p: Principal, id: number): PortScanRow {
   const row = ownScan(ctx, p, id);
   if (row.status !== 'queued' && row.status !== 'running') throw errors.conflict('scan is not running');
-  const found = abortScan(ctx, id, 'cancel') ?? {
+  cancelRow(ctx, row);
+  return findScan(ctx.db, id)!;
+}
+
+/** `cancelled` (no message), keeping what it found. */
+function cancelRow(ctx: AppContext, row: PortScanRow): void {
+  const found = abortScan(ctx, row.id, 'cancel') ?? {
     scanned: row.scanned,
     open: JSON.parse(row.open) as OpenEntry[],
   };
-  endScan(ctx, id, 'cancelled', found, null);
-  return findScan(ctx.db, id)!;
+  endScan(ctx, row.id, 'cancelled', found, null);
+}
+
+/**
+ * A recipient who lost `send` on the channel (revoke, leave, downgrade): their scans there that wait or
+ * run are cancelled, as their other sources there are paused (§0.3); a scan has no pause.
+ */
+export function cancelLostRecipients(ctx: AppContext, appid: number): void {
+  const channel = findChannel(ctx.db, appid);
+  if (!channel) return;
+  for (const row of recipientActiveScans(ctx.db, appid, channel.user_id)) {
+    const v = receivedChannel(ctx, row.user_id, appid);
+    if (!v || !maySend(v)) cancelRow(ctx, row);
+  }
 }
 
 /** Back to `queued` with nothing found; 409 while queued or running. The host must still be verified. */

@@ -79,6 +79,14 @@ export function activeScans(db: Db): PortScanRow[] {
   return db.all<PortScanRow>("SELECT * FROM port_scans WHERE status IN ('queued', 'running') ORDER BY id");
 }
 
+/** Queued or running scans of users other than the channel's owner on that channel (share recipients). */
+export function recipientActiveScans(db: Db, channelId: number, ownerId: number): PortScanRow[] {
+  return db.all<PortScanRow>(
+    "SELECT * FROM port_scans WHERE channel_id = ? AND user_id <> ? AND status IN ('queued', 'running')",
+    [channelId, ownerId],
+  );
+}
+
 export function insertScan(db: Db, s: ScanSettings, now: number): number {
   return db.run(
     `INSERT INTO port_scans (user_id, channel_id, name, host, ports, port_count, concurrency, timeout_ms,
