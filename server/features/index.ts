@@ -17,10 +17,12 @@ import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { portScansFeature } from './port-scans/feature';
 import { powerFeature } from './power/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
+import { verifiedHostsFeature } from './verified-hosts/feature';
 
 /** What a family contributes. Everything is optional; the order of FEATURES is the mount order. */
 export interface Feature {
@@ -59,6 +61,8 @@ export const FEATURES: readonly Feature[] = [
   statusPagesFeature,
   maintenanceFeature,
   deliveryFeature,
+  verifiedHostsFeature,
+  portScansFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

@@ -109,6 +109,9 @@ export const errors = {
       { 'Retry-After': String(sec) },
     );
   },
+  // Verified hosts and port scans (issue 13).
+  hostNotVerified: (host: string) =>
+    new ApiError(403, `host not verified: verify ${host} first (POST /verified-host/start)`),
 } as const;
 
 /** Where a token may be sent (spec "Authentication", point 1), for the 401s that name them. */

@@ -161,3 +161,6 @@ export const STATUS_CONFIRMATIONS_PER_HOUR = 5;
 export const STATUS_INCIDENTS_SHOWN = 50;
 /** Browser workflows per user, within the monitors' cap (§0.7). */
 export const BROWSER_WORKFLOWS_PER_USER = 20;
+/** Verified hosts per user, and port scans one user may have waiting `queued` (§0.7). */
+export const VERIFIED_HOSTS_PER_USER = 50;
+export const PORT_SCANS_QUEUED_PER_USER = 5;

@@ -58,6 +58,15 @@ const BAD_JSON: unknown[] = [
     deliveryConfig: 'email',
     extras: 'x',
     url: 'javascript:alert(1)',
+    // Verified hosts and port scans (issue 13).
+    host: 42,
+    ports: { from: 1 },
+    concurrency: 'many',
+    timeoutMs: -1,
+    notes: [],
+    port: '22',
+    httpPort: 'eighty',
+    intervalSec: 'often',
   },
   { message: 'x'.repeat(70_000), title: 'y'.repeat(10_000), name: 'z'.repeat(10_000) },
 ];

@@ -110,6 +110,28 @@ it("no route lets a user read, change or delete another user's resources", async
     monitorId: browser.id,
     jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xd9]),
   })!;
+  // A verified host (the proof marked passed in the store: this sweep is about access, not proofs) and a
+  // port scan of it; `.invalid` never resolves, so the scan fails at once without any traffic.
+  const verifiedHost: { id: number } = ok(
+    await t.request('POST', '/verified-host/start', {
+      token: aDevice.token,
+      json: { host: 'zqa.invalid', method: 'dns' },
+    }),
+    'verified host',
+  );
+  t.server.ctx.db.transaction(() =>
+    t.server.ctx.db.run('UPDATE verified_hosts SET verified_at = 1 WHERE id = ?', [verifiedHost.id]),
+  );
+  const scan: { id: number } = ok(
+    await t.request('POST', '/port-scan', {
+      token: aDevice.token,
+      json: { appid: parent.id, host: 'zqa.invalid', ports: '1', name: 'zqa scan', notes: 'zqa notes' },
+    }),
+    'port scan',
+  );
+  await expect
+    .poll(async () => (await t.request('GET', `/port-scan/${scan.id}`, { token: aDevice.token })).body.status)
+    .toBe('failed');
   const statusPage: { id: number; slug: string } = ok(
     await t.request('POST', '/status-page', {
       token: aDevice.token,
@@ -159,6 +181,8 @@ it("no route lets a user read, change or delete another user's resources", async
     heartbeat.id,
     monitor.id,
     browser.id,
+    verifiedHost.id,
+    scan.id,
     statusPage.id,
     subscriberId,
     window.id,
@@ -262,6 +286,18 @@ it("no route lets a user read, change or delete another user's resources", async
     'a devices',
   );
   expect(devices.map((d) => d.name).sort()).toEqual(['zqa laptop', 'zqa phone']);
+  const scans: { id: number; name: string; notes: string; status: string }[] = ok(
+    await t.request('GET', '/port-scan', { token: aDevice.token }),
+    'a scans',
+  );
+  expect(scans.map((x) => [x.id, x.name, x.notes, x.status])).toEqual([
+    [scan.id, 'zqa scan', 'zqa notes', 'failed'],
+  ]);
+  const hosts: { id: number; host: string }[] = ok(
+    await t.request('GET', '/verified-host', { token: aDevice.token }),
+    'a verified hosts',
+  );
+  expect(hosts.map((h) => [h.id, h.host])).toEqual([[verifiedHost.id, 'zqa.invalid']]);
   const windows: { id: number; name: string; channelIds: number[] }[] = ok(
     await t.request('GET', '/maintenance-window', { token: aDevice.token }),
     'a windows',

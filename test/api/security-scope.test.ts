@@ -300,6 +300,27 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     }),
     'status page',
   );
+  // A verified host (marked passed in the store) and a port scan of it; `.invalid` fails at once, no traffic.
+  const verifiedHost = ok(
+    await t.request('POST', '/verified-host/start', {
+      token: device.token,
+      json: { host: `${mark}.invalid`, method: 'dns' },
+    }),
+    'verified host',
+  );
+  t.server.ctx.db.transaction(() =>
+    t.server.ctx.db.run('UPDATE verified_hosts SET verified_at = 1 WHERE id = ?', [verifiedHost.id]),
+  );
+  const scan = ok(
+    await t.request('POST', '/port-scan', {
+      token: device.token,
+      json: { appid: channel.id, host: `${mark}.invalid`, ports: '1', name: `${mark} scan` },
+    }),
+    'port scan',
+  );
+  await expect
+    .poll(async () => (await t.request('GET', `/port-scan/${scan.id}`, { token: device.token })).body.status)
+    .toBe('failed');
   const window = ok(
     await t.request('POST', '/maintenance-window', {
       token: device.token,
@@ -326,6 +347,8 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
       browser.id,
       statusPage.id,
       window.id,
+      verifiedHost.id,
+      scan.id,
     ],
   };
 }
@@ -381,6 +404,10 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
     monitors: byChannel('monitors'),
     browser_shots: db.all(
       `SELECT * FROM browser_shots WHERE monitor_id IN (SELECT id FROM monitors WHERE channel_id IN (${list}))`,
+    ),
+    port_scans: byChannel('port_scans'),
+    verified_hosts: db.all(
+      `SELECT * FROM verified_hosts WHERE user_id IN (SELECT user_id FROM channels WHERE id IN (${list}))`,
     ),
     status_pages: byChannel('status_pages'),
     maintenance_windows: db.all(

@@ -258,6 +258,13 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v === 0,
       ' MiB',
     ),
+    // Issue 13: port scans.
+    line(
+      'port scan of all 65,535 ports of 127.0.0.1 at concurrency 200 ≤ 30 s (median of the rounds)',
+      num('scans', (k) => k.startsWith('scan of 65,535 ports')),
+      (v) => v <= 30,
+      ' s',
+    ),
   ];
 }
 

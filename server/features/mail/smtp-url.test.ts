@@ -12,9 +12,7 @@ describe('smtpUrlProblem', () => {
     expect(smtpUrlProblem('https://user:hunter2@mail.example.com')).toMatch(
       /^must start with smtp:\/\/ or smtps:\/\/, not https:\/\/; e\.g\. smtp:\/\//,
     );
-    expect(smtpUrlProblem('mail.example.com hunter2')).toMatch(
-      /^not a URL; e\.g\./,
-    );
+    expect(smtpUrlProblem('mail.example.com hunter2')).toMatch(/^not a URL; e\.g\./);
     expect(smtpUrlProblem('smtp://')).toMatch(/names no host/);
     for (const v of ['https://user:hunter2@x', 'mail hunter2'])
       expect(smtpUrlProblem(v)).not.toContain('hunter2');
