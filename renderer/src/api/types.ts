@@ -45,6 +45,40 @@ export interface Channel {
   hbAlertingInfo?: number;
   hbPending?: number;
   hbStatus?: 'none' | 'ok' | 'degraded' | 'alerting' | 'pending';
+  /** Re-delivery settings, secrets masked; only for the owner (docs/api.md "deliveryConfig"). */
+  deliveryConfig?: DeliveryConfig;
+}
+
+/** `deliveryConfig`: one settings object per adapter (`email`, `webhook`, …), secrets as "********". */
+export type DeliveryConfig = Record<string, Record<string, unknown>>;
+
+/** An outbox entry (`GET /application/{id}/deliveries`, docs/api.md "Delivery (re-delivery until read)"). */
+export interface DeliveryEntry {
+  id: number;
+  messageId: number | null;
+  appid: number;
+  adapter: string;
+  kind: 'redelivery' | 'digest' | 'test' | 'callback';
+  status: 'queued' | 'sending' | 'sent' | 'failed' | 'cancelled';
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  heldUntil: string | null;
+  lastAttemptAt: string | null;
+  lastError: string | null;
+  sentAt: string | null;
+  /** Why a cancelled entry stopped: `read`, `deleted`, `config`, `digest`. */
+  cancelReason?: string | null;
+}
+
+export interface DeliveryPage {
+  paging: Paging;
+  deliveries: DeliveryEntry[];
+}
+
+/** `POST /application/{id}/delivery/test` → one result per adapter tried. */
+export interface DeliveryTestAnswer {
+  results: Record<string, { ok: boolean; error?: string }>;
 }
 
 export interface ChannelKey {

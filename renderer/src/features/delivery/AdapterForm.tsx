@@ -1,0 +1,287 @@
+import { type FormEvent, useEffect, useId, useState } from 'react';
+import { errorText, post } from '../../api/client';
+import type { DeliveryTestAnswer } from '../../api/types';
+import { FieldProblem } from '../../components/field-errors';
+import { Field, useAction } from '../../components/ui';
+import {
+  type AdapterDraft,
+  type AdapterField,
+  type AdapterInfo,
+  bodyOf,
+  DELAY_MAX_SEC,
+  delayText,
+  draftOf,
+  type HeaderRow,
+  hasMask,
+  isDirty,
+  problemOf,
+} from './adapters';
+
+type TestResult = { ok: true } | { ok: false; error: string };
+
+/**
+ * One adapter's settings inside a channel's delivery card: its own fields with where to find them, the
+ * common `enabled` / `minPriority` / `delaySec`, Save, Remove and Test. `stored` is the channel's masked
+ * entry (absent: not set up yet); `save(body | null)` writes the whole deliveryConfig with this entry
+ * replaced (null removes it) and throws the server's error.
+ */
+export function AdapterForm({
+  info,
+  appid,
+  stored,
+  save,
+  onTested,
+}: {
+  info: AdapterInfo;
+  appid: number;
+  stored: Record<string, unknown> | undefined;
+  save: (body: Record<string, unknown> | null) => Promise<void>;
+  onTested: () => void;
+}) {
+  const [d, setD] = useState<AdapterDraft>(() => draftOf(info, stored));
+  const [saved, setSaved] = useState<'saved' | 'removed' | null>(null);
+  const [test, setTest] = useState<TestResult | null>(null);
+  const act = useAction();
+  const testing = useAction();
+  const storedJson = JSON.stringify(stored ?? null);
+  // What the server keeps after a save (secrets masked again) becomes the form; edits of other
+  // adapters do not change this entry and leave this form alone.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: storedJson stands for stored
+  useEffect(() => setD(draftOf(info, stored)), [info, storedJson]);
+
+  const patch = (p: Partial<AdapterDraft>) => {
+    setSaved(null);
+    setD((prev) => ({ ...prev, ...p }));
+  };
+  const setValue = (key: string, value: string) => patch({ values: { ...d.values, [key]: value } });
+  const problem = problemOf(act.error, info);
+  const of = (key: string) => (problem?.field === key ? problem.text : null);
+  const dirty = isDirty(info, d, stored);
+  const testable = stored !== undefined && stored.enabled !== false && !dirty;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setTest(null);
+    void act.run(async () => {
+      await save(bodyOf(info, d));
+      setSaved('saved');
+    });
+  };
+  const remove = () =>
+    act.run(async () => {
+      if (!confirm(`Stop re-delivering through ${info.label} and forget its settings?`)) return;
+      setTest(null);
+      await save(null);
+      setSaved('removed');
+    });
+  const runTest = () =>
+    testing.run(async () => {
+      setTest(null);
+      try {
+        const answer = await post<DeliveryTestAnswer>(`/application/${appid}/delivery/test`, {
+          adapter: info.name,
+        });
+        const r = answer.results[info.name];
+        setTest(r?.ok ? { ok: true } : { ok: false, error: r?.error ?? 'no result for this adapter' });
+      } catch (err) {
+        setTest({ ok: false, error: errorText(err) });
+      } finally {
+        onTested();
+      }
+    });
+
+  const delay = Number(d.delaySec);
+  return (
+    <form className="stack" onSubmit={submit} aria-label={`${info.label} delivery`}>
+      <p className="hint">{info.about}</p>
+      <label className="check">
+        <input type="checkbox" checked={d.enabled} onChange={(e) => patch({ enabled: e.target.checked })} />{' '}
+        Re-deliver through {info.label}
+      </label>
+      <FieldProblem text={of('enabled')} />
+      {info.fields.map((f) =>
+        f.kind === 'headers' ? (
+          <div key={f.key} className="stack">
+            <HeadersEditor rows={d.headers} hint={f.hint} onChange={(headers) => patch({ headers })} />
+            <FieldProblem text={of(f.key)} />
+          </div>
+        ) : (
+          <div key={f.key} className="stack dl-field">
+            <AdapterInput field={f} value={d.values[f.key] ?? ''} onChange={(v) => setValue(f.key, v)} />
+            <FieldProblem text={of(f.key)} />
+          </div>
+        ),
+      )}
+      <div className="grid2">
+        <div className="stack dl-field">
+          <Field label="From priority" hint="Only messages at or above this priority (0-10) are re-delivered">
+            {(id) => (
+              <input
+                id={id}
+                type="number"
+                min={0}
+                max={10}
+                value={d.minPriority}
+                onChange={(e) => patch({ minPriority: e.target.value })}
+              />
+            )}
+          </Field>
+          <FieldProblem text={of('minPriority')} />
+        </div>
+        <div className="stack dl-field">
+          <Field
+            label="Re-deliver after (seconds)"
+            hint={`When still unread this long after it arrived${
+              Number.isFinite(delay) && d.delaySec !== '' ? `: ${delayText(delay)}` : ''
+            }; 0 to ${DELAY_MAX_SEC}`}
+          >
+            {(id) => (
+              <input
+                id={id}
+                type="number"
+                min={0}
+                max={DELAY_MAX_SEC}
+                value={d.delaySec}
+                onChange={(e) => patch({ delaySec: e.target.value })}
+              />
+            )}
+          </Field>
+          <FieldProblem text={of('delaySec')} />
+        </div>
+      </div>
+      {hasMask(d) ? (
+        <small className="hint">Hidden values (********) are kept unless you change them.</small>
+      ) : null}
+      {problem && problem.field === null ? (
+        <p className="error" role="alert">
+          {problem.text}
+        </p>
+      ) : null}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={act.busy || !dirty}>
+          {stored ? 'Save' : `Turn on ${info.label}`}
+        </button>
+        <button type="button" onClick={() => void runTest()} disabled={!testable || testing.busy}>
+          {testing.busy ? 'Testing…' : 'Test'}
+        </button>
+        {stored ? (
+          <button type="button" className="danger" onClick={() => void remove()} disabled={act.busy}>
+            Remove
+          </button>
+        ) : null}
+        {saved ? <span role="status">{saved === 'saved' ? 'Saved.' : 'Removed.'}</span> : null}
+      </div>
+      {!testable ? (
+        <small className="hint">
+          {stored === undefined
+            ? 'Test sends through saved settings: turn it on first.'
+            : stored.enabled === false
+              ? 'Turned off: turn it on and save to test it.'
+              : 'Save your changes to test them.'}
+        </small>
+      ) : null}
+      {test?.ok ? (
+        <p className="dl-test ok" role="status">
+          Test sent through {info.label}: ok.
+        </p>
+      ) : test ? (
+        <p className="dl-test failed" role="alert">
+          Test through {info.label} failed: {test.error}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+function AdapterInput({
+  field: f,
+  value,
+  onChange,
+}: {
+  field: AdapterField;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  const label = f.optional ? `${f.label} (optional)` : f.label;
+  return (
+    <Field label={label} hint={f.hint}>
+      {(id) =>
+        f.kind === 'region' ? (
+          <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+            <option value="us">US</option>
+            <option value="eu">EU</option>
+          </select>
+        ) : (
+          <input
+            id={id}
+            className={f.kind === 'text' || f.kind === 'emails' ? undefined : 'mono'}
+            type={f.kind === 'secret' ? 'password' : f.kind === 'phone' ? 'tel' : 'text'}
+            inputMode={f.kind === 'url' ? 'url' : f.kind === 'emails' ? 'email' : undefined}
+            autoComplete={f.kind === 'secret' ? 'new-password' : 'off'}
+            spellCheck={false}
+            placeholder={f.placeholder}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        )
+      }
+    </Field>
+  );
+}
+
+/** The webhook's extra headers: a name and a (secret) value per row. */
+function HeadersEditor({
+  rows,
+  hint,
+  onChange,
+}: {
+  rows: HeaderRow[];
+  hint: string;
+  onChange: (rows: HeaderRow[]) => void;
+}) {
+  const hintId = useId();
+  const set = (i: number, p: Partial<HeaderRow>) =>
+    onChange(rows.map((r, j) => (j === i ? { ...r, ...p } : r)));
+  return (
+    <fieldset className="stack dl-headers" aria-describedby={hintId}>
+      <legend>Headers (optional)</legend>
+      {rows.map((r, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place, never reordered
+        <div className="row" key={i}>
+          <input
+            aria-label={`Header ${i + 1} name`}
+            className="mono"
+            placeholder="Authorization"
+            value={r.name}
+            onChange={(e) => set(i, { name: e.target.value })}
+          />
+          <input
+            aria-label={`Header ${i + 1} value`}
+            className="mono grow"
+            type="password"
+            autoComplete="new-password"
+            placeholder="value"
+            value={r.value}
+            onChange={(e) => set(i, { value: e.target.value })}
+          />
+          <button
+            type="button"
+            className="ghost"
+            aria-label={`Remove header ${i + 1}`}
+            onClick={() => onChange(rows.filter((_, j) => j !== i))}
+          >
+            ×
+          </button>
+        </div>
+      ))}
+      <small id={hintId} className="hint">
+        {hint}
+      </small>
+      <div>
+        <button type="button" onClick={() => onChange([...rows, { name: '', value: '' }])}>
+          Add header
+        </button>
+      </div>
+    </fieldset>
+  );
+}
