@@ -164,6 +164,17 @@ export function AdapterForm({
         <button type="button" onClick={() => void runTest()} disabled={!testable || testing.busy}>
           {testing.busy ? 'Testing…' : 'Test'}
         </button>
+        {stored && dirty ? (
+          <button
+            type="button"
+            onClick={() => {
+              setD(draftOf(info, stored));
+              act.setError(null);
+            }}
+          >
+            Discard changes
+          </button>
+        ) : null}
         {stored ? (
           <button type="button" className="danger" onClick={() => void remove()} disabled={act.busy}>
             Remove
