@@ -27,6 +27,26 @@ const KIND_TEXT: Record<DeliveryEntry['kind'], string> = {
   callback: 'callback',
 };
 
+/** "Nov 25, 12:54:42": the log's dates, short enough for its columns (the full date in the tooltip). */
+function When({ iso, prefix = '' }: { iso: string | null; prefix?: string }) {
+  if (!iso) return <>—</>;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return <>{iso}</>;
+  const short = d.toLocaleString([], {
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  return (
+    <time dateTime={iso} title={formatDate(iso)}>
+      {prefix}
+      {short}
+    </time>
+  );
+}
+
 const adapterLabel = (name: string) => ADAPTERS.find((a) => a.name === name)?.label ?? name;
 
 /**
@@ -167,21 +187,25 @@ function Label({ children }: { children: string }) {
 
 function DeliveryRow({ e }: { e: DeliveryEntry }) {
   const next =
-    e.status === 'queued'
-      ? e.heldUntil
-        ? `held for quiet hours until ${formatDate(e.heldUntil)}`
-        : formatDate(e.nextAttemptAt)
-      : e.status === 'sent' && e.sentAt
-        ? `sent ${formatDate(e.sentAt)}`
-        : e.status === 'sending'
-          ? 'now'
-          : '—';
+    e.status === 'queued' ? (
+      e.heldUntil ? (
+        <When iso={e.heldUntil} prefix="held for quiet hours until " />
+      ) : (
+        <When iso={e.nextAttemptAt} />
+      )
+    ) : e.status === 'sent' && e.sentAt ? (
+      <When iso={e.sentAt} prefix="sent " />
+    ) : e.status === 'sending' ? (
+      'now'
+    ) : (
+      '—'
+    );
   const reason = e.cancelReason ? (CANCEL_TEXT[e.cancelReason] ?? e.cancelReason) : null;
   return (
     <tr data-status={e.status}>
       <td>
         <Label>Created</Label>
-        <time dateTime={e.createdAt}>{formatDate(e.createdAt)}</time>
+        <When iso={e.createdAt} />
       </td>
       <td>
         <Label>Method</Label>
@@ -205,7 +229,11 @@ function DeliveryRow({ e }: { e: DeliveryEntry }) {
       <td>
         <Label>Attempts</Label>
         {e.attempts}
-        {e.lastAttemptAt ? <small className="hint block">last {formatDate(e.lastAttemptAt)}</small> : null}
+        {e.lastAttemptAt ? (
+          <small className="hint block">
+            <When iso={e.lastAttemptAt} prefix="last " />
+          </small>
+        ) : null}
       </td>
       <td>
         <Label>Next attempt</Label>
