@@ -1,12 +1,35 @@
 import type { AppContext } from '../context';
 import type { DeliveryAdapter } from './adapter';
+import { callAdapter } from './adapters/call';
+import { discordAdapter } from './adapters/discord';
+import { emailAdapter } from './adapters/email';
+import { mattermostAdapter } from './adapters/mattermost';
+import { opsgenieAdapter } from './adapters/opsgenie';
+import { pagerdutyAdapter } from './adapters/pagerduty';
+import { slackAdapter } from './adapters/slack';
+import { smsAdapter } from './adapters/sms';
+import { teamsAdapter } from './adapters/teams';
+import { telegramAdapter } from './adapters/telegram';
+import { webhookAdapter } from './adapters/webhook';
 
 /**
  * The one list of delivery adapters (filled by server/delivery/adapters/*). Order is the order the UI
  * shows them in. Tests may replace an adapter of one server with `overrideAdapter` (a recording fake),
  * so the outbox's state machine is tested without the network.
  */
-export const DELIVERY_ADAPTER_LIST: readonly DeliveryAdapter[] = [];
+export const DELIVERY_ADAPTER_LIST: readonly DeliveryAdapter[] = [
+  emailAdapter,
+  smsAdapter,
+  callAdapter,
+  slackAdapter,
+  discordAdapter,
+  teamsAdapter,
+  mattermostAdapter,
+  telegramAdapter,
+  webhookAdapter,
+  pagerdutyAdapter,
+  opsgenieAdapter,
+];
 
 const overrides = new WeakMap<AppContext, Map<string, DeliveryAdapter>>();
 

@@ -227,6 +227,24 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v <= 20,
       ' ms',
     ),
+    // Issue 15: re-delivery.
+    line(
+      '10,000 queued re-deliveries drain to a loopback webhook at ≥ 500/s',
+      num('redelivery', (k) => k.startsWith('drain of')),
+      (v) => v >= 500,
+      '/s',
+    ),
+    line(
+      'POST /message p99 during that drain ≤ 2 × its p99 without it',
+      num('redelivery', (k) => k.startsWith('POST /message p99 during / without')),
+      (v) => v <= 2,
+      '×',
+    ),
+    line(
+      'SIGKILL mid-drain, restart: queued entries lost = 0',
+      num('redelivery', (k) => k.startsWith('SIGKILL after')),
+      (v) => v === 0,
+    ),
   ];
 }
 

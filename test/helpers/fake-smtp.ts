@@ -7,21 +7,26 @@ export interface FakeSmtp {
   mails: { from: string; to: string[]; data: string }[];
   /** MAIL FROM commands seen (accepted or refused): one per send attempt. */
   attempts: number;
-  /** Refuse the next n attempts with `451 try again later` at MAIL FROM. */
-  failNext(n: number): void;
+  /**
+   * Refuse the next n attempts at MAIL FROM with `451 4.3.0 try again later`, or with `reply` (e.g.
+   * `550 5.1.1 mailbox unavailable` for a permanent refusal).
+   */
+  failNext(n: number, reply?: string): void;
   close(): Promise<void>;
 }
 
 /** A tiny loopback SMTP server: enough of RFC 5321 for nodemailer, recording each message. */
 export async function startSmtp(): Promise<FakeSmtp> {
   let failing = 0;
+  let failReply = '451 4.3.0 try again later';
   const sockets = new Set<import('node:net').Socket>();
   const state: FakeSmtp = {
     url: '',
     mails: [],
     attempts: 0,
-    failNext: (n) => {
+    failNext: (n, reply = '451 4.3.0 try again later') => {
       failing = n;
+      failReply = reply;
     },
     close: () =>
       new Promise((resolve) => {
@@ -60,7 +65,7 @@ export async function startSmtp(): Promise<FakeSmtp> {
           state.attempts++;
           if (failing > 0) {
             failing--;
-            socket.write('451 4.3.0 try again later\r\n');
+            socket.write(`${failReply}\r\n`);
             continue;
           }
           cur.from = line;

@@ -1,106 +1,24 @@
-import { z } from 'zod';
+import type { DeliveryAdapter } from '../../delivery/adapter';
+import { adapterNamed, adapterNames } from '../../delivery/registry';
 import { errors } from '../../http/errors';
-import {
-  DELIVERY_DELAY_DEFAULT_SEC,
-  DELIVERY_DELAY_MAX_SEC,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
-} from '../../lib/limits';
 import { seal, unseal } from '../../lib/seal';
 
 /**
  * `deliveryConfig` of a channel: one validated settings object per re-delivery adapter (spec "Channel";
- * conventions habit 10: kinds behind one registry). The adapters that send come in a later version; this
- * registry is where they will hang their schema. Secrets are masked in output; the mask sent back in an
+ * conventions habit 10: kinds behind one registry). Each adapter's schema, secret fields and user-chosen
+ * URL come from server/delivery/registry.ts. Secrets are masked in output; the mask sent back in an
  * update keeps the stored secret. Stored secrets are sealed (AES-256-GCM, server/lib/seal.ts).
  */
 export const SECRET_MASK = '********';
 
-const common = {
-  enabled: z.boolean().default(true),
-  minPriority: z.number().int().min(PRIORITY_MIN).max(PRIORITY_MAX).default(PRIORITY_MIN),
-  delaySec: z.number().int().min(0).max(DELIVERY_DELAY_MAX_SEC).default(DELIVERY_DELAY_DEFAULT_SEC),
-};
-const httpsUrl = z.url({ protocol: /^https?$/ }).max(2000);
-const secret = z.string().min(1).max(2000);
-const region = z.enum(['us', 'eu']).default('us');
-const phone = z.string().regex(/^\+?[0-9]{6,16}$/, 'expected a phone number');
-const twilio = z.strictObject({
-  ...common,
-  provider: z.literal('twilio').default('twilio'),
-  accountSid: z.string().min(1).max(100),
-  authToken: secret,
-  from: phone,
-  to: phone,
-});
-export const WEBHOOK_HEADERS_MAX = 20;
-const headers = z
-  .record(
-    z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/, 'expected an HTTP header name'),
-    z
-      .string()
-      .max(2000)
-      .regex(/^[^\r\n\0]*$/, 'a header value cannot contain line breaks'),
-  )
-  .refine((h) => Object.keys(h).length <= WEBHOOK_HEADERS_MAX, `at most ${WEBHOOK_HEADERS_MAX} headers`);
-
-interface AdapterConfig {
-  schema: z.ZodType<Record<string, unknown>>;
-  /** Top-level fields whose whole value is a secret. */
-  secrets: readonly string[];
-  /** Objects whose every value is a secret (HTTP headers). */
-  secretMaps?: readonly string[];
-  /**
-   * The address the adapter sends to, when the user chooses it: its credentials (`user:pass@`) and
-   * secret-looking query parameters are masked, and masked secrets are kept only while it is unchanged
-   * (they are never sent to a new address without being entered again).
-   */
-  url?: string;
-}
-
-export const DELIVERY_ADAPTERS: Readonly<Record<string, AdapterConfig>> = {
-  email: { schema: z.strictObject({ ...common, to: z.array(z.email()).min(1).max(10) }), secrets: [] },
-  sms: { schema: twilio, secrets: ['authToken'] },
-  call: { schema: twilio, secrets: ['authToken'] },
-  slack: { schema: z.strictObject({ ...common, webhookUrl: httpsUrl }), secrets: ['webhookUrl'] },
-  discord: { schema: z.strictObject({ ...common, webhookUrl: httpsUrl }), secrets: ['webhookUrl'] },
-  teams: { schema: z.strictObject({ ...common, webhookUrl: httpsUrl }), secrets: ['webhookUrl'] },
-  mattermost: {
-    schema: z.strictObject({
-      ...common,
-      webhookUrl: httpsUrl,
-      channel: z.string().max(200).optional(),
-      username: z.string().max(200).optional(),
-    }),
-    secrets: ['webhookUrl'],
-  },
-  telegram: {
-    schema: z.strictObject({
-      ...common,
-      botToken: secret,
-      chatId: z.union([z.string().min(1).max(100), z.number().int()]),
-    }),
-    secrets: ['botToken'],
-  },
-  webhook: {
-    schema: z.strictObject({
-      ...common,
-      url: httpsUrl,
-      secret: secret.optional(),
-      headers: headers.optional(),
-    }),
-    secrets: ['secret'],
-    secretMaps: ['headers'],
-    url: 'url',
-  },
-  pagerduty: { schema: z.strictObject({ ...common, routingKey: secret, region }), secrets: ['routingKey'] },
-  opsgenie: { schema: z.strictObject({ ...common, apiKey: secret, region }), secrets: ['apiKey'] },
-};
+/** What masking, keeping and sealing need of an adapter (`url`: see DeliveryAdapter). */
+type AdapterConfig = Pick<DeliveryAdapter, 'schema' | 'secrets' | 'secretMaps' | 'url'>;
 
 export type DeliveryConfig = Record<string, Record<string, unknown>>;
 
+/** The real adapter's settings (never a test override's: they share the real schema anyway). */
 function adapterOf(name: string): AdapterConfig | undefined {
-  return Object.hasOwn(DELIVERY_ADAPTERS, name) ? DELIVERY_ADAPTERS[name] : undefined;
+  return adapterNamed(null, name);
 }
 
 type Plain = Record<string, unknown>;
@@ -208,7 +126,7 @@ export function validateDeliveryConfig(input: unknown, stored: DeliveryConfig = 
     const adapter = adapterOf(name);
     if (!adapter)
       throw errors.badRequest(
-        `deliveryConfig.${name}: unknown adapter (known: ${Object.keys(DELIVERY_ADAPTERS).join(', ')})`,
+        `deliveryConfig.${name}: unknown adapter (known: ${adapterNames().join(', ')})`,
       );
     const value = isPlain(raw) ? keepMaskedSecrets(name, adapter, raw, stored[name]) : raw;
     const parsed = adapter.schema.safeParse(value);
