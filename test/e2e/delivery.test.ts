@@ -122,8 +122,8 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     await f.getByLabel('URL', { exact: true }).fill(hookUrl());
     await f.getByLabel('Signing secret (optional)', { exact: true }).fill(SECRET);
     await f.getByRole('button', { name: 'Add header' }).click();
-    await f.getByLabel('Header 1 name', { exact: true }).fill('X-Api-Key');
-    await f.getByLabel('Header 1 value', { exact: true }).fill('k-1');
+    await f.getByLabel('Headers 1 name', { exact: true }).fill('X-Api-Key');
+    await f.getByLabel('Headers 1 value', { exact: true }).fill('k-1');
     await f.getByLabel('From priority', { exact: true }).fill('3');
     await f.getByLabel('Re-deliver after (seconds)', { exact: true }).fill('60');
     expect(await f.textContent()).toContain('When still unread this long after it arrived: 1 minute');
@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     // The form shows what the server keeps: the masks.
     expect(await f.getByLabel('URL', { exact: true }).inputValue()).toBe(`${sink.url}/hook?token=********`);
     expect(await f.getByLabel('Signing secret (optional)', { exact: true }).inputValue()).toBe('********');
-    expect(await f.getByLabel('Header 1 value', { exact: true }).inputValue()).toBe('********');
+    expect(await f.getByLabel('Headers 1 value', { exact: true }).inputValue()).toBe('********');
     expect(await f.textContent()).toContain('Hidden values (********) are kept unless you change them.');
     expect(await summary('Webhook').textContent()).toBe('Webhookon');
     expect(await card().getByRole('status').first().textContent()).toBe('On: Webhook.');

@@ -1,8 +1,9 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { errorText, post } from '../../api/client';
 import type { DeliveryTestAnswer } from '../../api/types';
 import { FieldProblem } from '../../components/field-errors';
 import { Field, useAction } from '../../components/ui';
+import { PairsEditor } from '../monitors/KindFields';
 import {
   type AdapterDraft,
   type AdapterField,
@@ -11,7 +12,6 @@ import {
   DELAY_MAX_SEC,
   delayText,
   draftOf,
-  type HeaderRow,
   hasMask,
   isDirty,
   problemOf,
@@ -102,7 +102,14 @@ export function AdapterForm({
       {info.fields.map((f) =>
         f.kind === 'headers' ? (
           <div key={f.key} className="stack">
-            <HeadersEditor rows={d.headers} hint={f.hint} onChange={(headers) => patch({ headers })} />
+            <PairsEditor
+              label="Headers"
+              rows={d.headers}
+              onChange={(headers) => patch({ headers })}
+              namePlaceholder="Authorization"
+              allSecret
+            />
+            <small className="hint">{f.hint}</small>
             <FieldProblem text={of(f.key)} />
           </div>
         ) : (
@@ -237,62 +244,5 @@ function AdapterInput({
         )
       }
     </Field>
-  );
-}
-
-/** The webhook's extra headers: a name and a (secret) value per row. */
-function HeadersEditor({
-  rows,
-  hint,
-  onChange,
-}: {
-  rows: HeaderRow[];
-  hint: string;
-  onChange: (rows: HeaderRow[]) => void;
-}) {
-  const hintId = useId();
-  const set = (i: number, p: Partial<HeaderRow>) =>
-    onChange(rows.map((r, j) => (j === i ? { ...r, ...p } : r)));
-  return (
-    <fieldset className="stack dl-headers" aria-describedby={hintId}>
-      <legend>Headers (optional)</legend>
-      {rows.map((r, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place, never reordered
-        <div className="row" key={i}>
-          <input
-            aria-label={`Header ${i + 1} name`}
-            className="mono"
-            placeholder="Authorization"
-            value={r.name}
-            onChange={(e) => set(i, { name: e.target.value })}
-          />
-          <input
-            aria-label={`Header ${i + 1} value`}
-            className="mono grow"
-            type="password"
-            autoComplete="new-password"
-            placeholder="value"
-            value={r.value}
-            onChange={(e) => set(i, { value: e.target.value })}
-          />
-          <button
-            type="button"
-            className="ghost"
-            aria-label={`Remove header ${i + 1}`}
-            onClick={() => onChange(rows.filter((_, j) => j !== i))}
-          >
-            ×
-          </button>
-        </div>
-      ))}
-      <small id={hintId} className="hint">
-        {hint}
-      </small>
-      <div>
-        <button type="button" onClick={() => onChange([...rows, { name: '', value: '' }])}>
-          Add header
-        </button>
-      </div>
-    </fieldset>
   );
 }

@@ -1,11 +1,12 @@
 import { ApiError } from '../../api/client';
+import { fromPairs, type Pair, SECRET_MASK, toPairs } from '../monitors/kinds';
 
 /**
  * The re-delivery adapters as the settings screen shows them: their fields (docs/api.md
  * "deliveryConfig"), where each value comes from, and the conversions between a channel's masked
  * `deliveryConfig` entry and the form's draft, both ways. The server validates; this only shapes input.
  */
-export const SECRET_MASK = '********';
+export { SECRET_MASK };
 
 /** The common fields' defaults (docs/api.md "deliveryConfig"). */
 export const DEFAULT_DELAY_SEC = 300;
@@ -204,7 +205,7 @@ export const ADAPTERS: readonly AdapterInfo[] = [
         label: 'Headers',
         kind: 'headers',
         optional: true,
-        hint: 'Optional, at most 20 (e.g. Authorization); every value is kept secret.',
+        hint: 'Optional: at most 20 headers sent with each request (e.g. Authorization); every value is kept secret.',
       },
     ],
   },
@@ -248,10 +249,8 @@ export const ADAPTERS: readonly AdapterInfo[] = [
   },
 ];
 
-export interface HeaderRow {
-  name: string;
-  value: string;
-}
+/** A webhook header as the form edits it (the monitors' name/value rows). */
+export type HeaderRow = Pair;
 
 /** One adapter's form: every input as the string it shows. */
 export interface AdapterDraft {
@@ -271,10 +270,7 @@ export function draftOf(info: AdapterInfo, stored?: Record<string, unknown>): Ad
   for (const f of info.fields) {
     const v = stored?.[f.key];
     if (f.kind === 'headers')
-      headers =
-        v && typeof v === 'object'
-          ? Object.entries(v).map(([name, value]) => ({ name, value: str(value) }))
-          : [];
+      headers = v && typeof v === 'object' ? toPairs(v as Record<string, string>) : [];
     else if (f.kind === 'emails') values[f.key] = Array.isArray(v) ? v.map(str).join(', ') : '';
     else if (f.kind === 'region') values[f.key] = v === 'eu' ? 'eu' : 'us';
     else values[f.key] = str(v);
@@ -304,8 +300,8 @@ export function bodyOf(info: AdapterInfo, d: AdapterDraft): Record<string, unkno
   };
   for (const f of info.fields) {
     if (f.kind === 'headers') {
-      const rows = d.headers.filter((h) => h.name.trim() !== '' || h.value !== '');
-      if (rows.length) body[f.key] = Object.fromEntries(rows.map((h) => [h.name.trim(), h.value]));
+      const headers = fromPairs(d.headers);
+      if (Object.keys(headers).length) body[f.key] = headers;
       continue;
     }
     const raw = d.values[f.key] ?? '';
@@ -329,12 +325,9 @@ export function isDirty(info: AdapterInfo, d: AdapterDraft, stored?: Record<stri
   return JSON.stringify(bodyOf(info, d)) !== JSON.stringify(bodyOf(info, draftOf(info, stored)));
 }
 
-/** Whether the draft still holds a masked value (shown so the user knows it is kept). */
+/** Whether a field (not a header: the header rows say it themselves) still holds a masked value. */
 export function hasMask(d: AdapterDraft): boolean {
-  return (
-    Object.values(d.values).some((v) => v.includes(SECRET_MASK)) ||
-    d.headers.some((h) => h.value === SECRET_MASK)
-  );
+  return Object.values(d.values).some((v) => v.includes(SECRET_MASK));
 }
 
 /** The common fields, shown under every adapter, and the keys a server 400 may name. */
