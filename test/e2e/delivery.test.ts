@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
   const toTop = (el: Locator) =>
     el.evaluate((node) => {
       node.scrollIntoView({ block: 'start' });
-      window.scrollBy(0, -(document.querySelector('.topbar')?.getBoundingClientRect().height ?? 0) - 8);
+      window.scrollBy(0, -(document.querySelector('.topbar')?.getBoundingClientRect().height ?? 0) - 4);
     });
 
   beforeAll(async () => {
@@ -126,7 +126,7 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     await f.getByLabel('Headers 1 value', { exact: true }).fill('k-1');
     await f.getByLabel('From priority', { exact: true }).fill('3');
     await f.getByLabel('Re-deliver after (seconds)', { exact: true }).fill('60');
-    expect(await f.textContent()).toContain('When still unread this long after it arrived: 1 minute');
+    expect(await f.textContent()).toContain('Still unread after 1 minute (at most 86400)');
     await f.getByRole('button', { name: 'Turn on Webhook' }).click();
     await expect.poll(() => f.getByRole('status').first().textContent()).toBe('Saved.');
     expect(await f.getByRole('alert').count()).toBe(0);

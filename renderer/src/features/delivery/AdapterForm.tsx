@@ -15,6 +15,7 @@ import {
   hasMask,
   isDirty,
   problemOf,
+  SECRET_MASK,
 } from './adapters';
 
 type TestResult = { ok: true } | { ok: false; error: string };
@@ -121,7 +122,7 @@ export function AdapterForm({
       )}
       <div className="grid2">
         <div className="stack dl-field">
-          <Field label="From priority" hint="Only messages at or above this priority (0-10) are re-delivered">
+          <Field label="From priority" hint="Messages of this priority (0-10) and above">
             {(id) => (
               <input
                 id={id}
@@ -138,9 +139,11 @@ export function AdapterForm({
         <div className="stack dl-field">
           <Field
             label="Re-deliver after (seconds)"
-            hint={`When still unread this long after it arrived${
-              Number.isFinite(delay) && d.delaySec !== '' ? `: ${delayText(delay)}` : ''
-            }; 0 to ${DELAY_MAX_SEC}`}
+            hint={
+              Number.isFinite(delay) && d.delaySec !== ''
+                ? `Still unread after ${delayText(delay)} (at most ${DELAY_MAX_SEC})`
+                : `Still unread after this long (at most ${DELAY_MAX_SEC})`
+            }
           >
             {(id) => (
               <input
@@ -156,7 +159,8 @@ export function AdapterForm({
           <FieldProblem text={of('delaySec')} />
         </div>
       </div>
-      {hasMask(d) ? (
+      {/* The header rows say it themselves when they hold one. */}
+      {hasMask(d) && !d.headers.some((h) => h.value === SECRET_MASK) ? (
         <small className="hint">Hidden values (********) are kept unless you change them.</small>
       ) : null}
       {problem && problem.field === null ? (

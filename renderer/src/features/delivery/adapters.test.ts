@@ -131,7 +131,7 @@ describe('delivery adapters (UI)', () => {
   });
 
   it('says a delay in words', () => {
-    expect(delayText(0)).toBe('at once');
+    expect(delayText(0)).toBe('0 seconds');
     expect(delayText(300)).toBe('5 minutes');
     expect(delayText(5430)).toBe('1 hour 30 minutes 30 seconds');
     expect(delayText(1)).toBe('1 second');

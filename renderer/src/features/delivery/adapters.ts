@@ -353,7 +353,7 @@ export function problemOf(err: unknown, info: AdapterInfo): { field: string | nu
 /** "5 minutes", "1 hour 30 minutes", "45 seconds": a delay in words for the hint under its field. */
 export function delayText(sec: number): string {
   if (!Number.isFinite(sec) || sec < 0) return '';
-  if (sec === 0) return 'at once';
+  if (sec === 0) return '0 seconds';
   const h = Math.floor(sec / 3600);
   const m = Math.floor((sec % 3600) / 60);
   const s = sec % 60;
