@@ -91,6 +91,7 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     await expect
       .poll(() => card().getByRole('status').first().textContent())
       .toBe('No method is on: unread messages stay in Belfry.');
+    expect(await page.locator('.dl-jump').textContent()).toBe('Re-delivery: off · Deliveries log');
     // Every adapter has its form, each not set up yet.
     expect(await card().locator('summary').allTextContents()).toEqual(
       [
@@ -145,6 +146,10 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     expect(await f.textContent()).toContain('Hidden values (********) are kept unless you change them.');
     expect(await summary('Webhook').textContent()).toBe('Webhookon');
     expect(await card().getByRole('status').first().textContent()).toBe('On: Webhook.');
+    // The line at the top of the channel's page follows.
+    await expect
+      .poll(() => page.locator('.dl-jump').textContent())
+      .toBe('Re-delivery: on (Webhook) · Deliveries log');
   });
 
   it('tests the webhook through the real adapter and shows ok; the test is in the log', async () => {
@@ -277,6 +282,17 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
     await p.getByRole('region', { name: 'Re-delivery' }).locator('summary', { hasText: 'SMS' }).click();
     await p.getByRole('form', { name: 'SMS delivery' }).waitFor();
     await p.getByRole('table', { name: 'Deliveries' }).waitFor();
+    // The jump link at the top of the page brings the log's heading into view, below the top bar.
+    await p.evaluate(() => window.scrollTo(0, 0));
+    await p.getByRole('link', { name: 'Deliveries log' }).click();
+    const heading = p.getByRole('heading', { name: 'Deliveries', exact: true });
+    await expect
+      .poll(async () => {
+        const top = (await heading.boundingBox())?.y ?? -1;
+        const bar = (await p.locator('.topbar').boundingBox())?.height ?? 0;
+        return top >= bar && top < 844 / 2;
+      })
+      .toBe(true);
     // Nothing wider than the screen: the log's rows become blocks that name their fields.
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     const firstRow = p.getByRole('table', { name: 'Deliveries' }).locator('tbody tr').first();

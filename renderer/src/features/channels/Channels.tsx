@@ -3,7 +3,7 @@ import { api, del, get, post } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useSignals } from '../../app/live';
 import { ErrorText, PriorityBadge, useAction } from '../../components/ui';
-import { Delivery } from '../delivery/Delivery';
+import { Delivery, DeliveryJump } from '../delivery/Delivery';
 import { HealthDot } from '../heartbeats/HealthDot';
 import { ChannelForm } from './ChannelForm';
 import { Keys, ShownOnce } from './Keys';
@@ -144,6 +144,7 @@ export function Channels() {
               </div>
             ) : (
               <>
+                <DeliveryJump channel={current} />
                 <ChannelForm channel={current} channels={channels} onSaved={() => void reload()} />
                 <fieldset className="card stack">
                   <legend>Logo</legend>

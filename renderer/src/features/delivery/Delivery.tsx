@@ -6,6 +6,25 @@ import { ADAPTERS } from './adapters';
 import { DeliveryLog } from './DeliveryLog';
 import './delivery.css';
 
+/** The labels of the adapters turned on in a (masked) deliveryConfig, in the registry's order. */
+function methodsOn(config: DeliveryConfig): string[] {
+  return ADAPTERS.filter((a) => config[a.name] && config[a.name]?.enabled !== false).map((a) => a.label);
+}
+
+/**
+ * The line at the top of a channel's page that says which methods re-deliver and leads down to the
+ * Re-delivery card and the Deliveries log (the page is long, most of all on a phone).
+ */
+export function DeliveryJump({ channel }: { channel: Channel }) {
+  const on = methodsOn(channel.deliveryConfig ?? {});
+  return (
+    <p className="hint dl-jump">
+      <a href={`#delivery-${channel.id}`}>Re-delivery</a>: {on.length ? `on (${on.join(', ')})` : 'off'} ·{' '}
+      <a href={`#deliveries-${channel.id}`}>Deliveries log</a>
+    </p>
+  );
+}
+
 /**
  * A channel's re-delivery (docs/api.md "deliveryConfig" and "Delivery (re-delivery until read)"): one
  * form per adapter, then the channel's deliveries log. Shown to the channel's owner only (others get no
@@ -32,12 +51,14 @@ export function Delivery({ channel, onSaved }: { channel: Channel; onSaved: (c: 
     },
     [channel.id, config, onSaved],
   );
-  const on = ADAPTERS.filter((a) => config[a.name] && config[a.name]?.enabled !== false).map((a) => a.label);
+  const on = methodsOn(config);
 
   return (
     <>
       <section className="card stack" aria-labelledby={`delivery-${channel.id}`}>
-        <h2 id={`delivery-${channel.id}`}>Re-delivery</h2>
+        <h2 id={`delivery-${channel.id}`} className="dl-anchor">
+          Re-delivery
+        </h2>
         <p className="hint">
           When a message stays unread, Belfry sends it again through each method turned on here, once the
           method’s delay has passed, retrying failures with growing pauses for up to 24 hours. Reading the

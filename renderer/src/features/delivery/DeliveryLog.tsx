@@ -126,7 +126,9 @@ export function DeliveryLog({ channel, version }: { channel: Channel; version: n
   return (
     <section className="card stack" aria-labelledby={titleId}>
       <div className="pane-head">
-        <h2 id={titleId}>Deliveries</h2>
+        <h2 id={titleId} className="dl-anchor">
+          Deliveries
+        </h2>
         <div className="row wrap dl-filter">
           <label htmlFor={filterId}>Status</label>
           <select id={filterId} value={status} onChange={(e) => setStatus(e.target.value)}>
