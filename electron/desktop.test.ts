@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../server/config';
 import { createServer } from '../server/index';
 import { memoryLogger } from '../server/lib/log';
+import { isOnBattery, presentPower } from '../server/lib/power';
 import { applicationMenu, type DesktopDeps, type DesktopHandle, runDesktop } from './desktop';
 import type { FetchLike } from './desktop-session';
 import { IPC } from './ipc/channels';
@@ -262,6 +263,23 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(e.trays[0]!.destroyed).toBe(true);
     expect(e.handlers.size).toBe(0);
     expect(server.httpServer.listening).toBe(false);
+  });
+
+  it('forwards the power source to the hosted server at start and on on-battery / on-ac', async () => {
+    userData = mkdtempSync(join(tmpdir(), 'belfry-desktop-'));
+    const e = fakeElectron({ userData });
+    e.onBattery = true;
+    const { handle } = await start(e);
+    const ctx = handle.hosted().server.ctx;
+    expect(presentPower(ctx)).toMatchObject({ onBattery: true, source: 'electron', intervalFactor: 2 });
+    const changes: unknown[] = [];
+    ctx.bus.on('power:changed', (c) => changes.push(c));
+    e.powerEvents.fire('on-ac');
+    expect(isOnBattery(ctx)).toBe(false);
+    e.powerEvents.fire('on-ac'); // no change, no event
+    e.powerEvents.fire('on-battery');
+    expect(isOnBattery(ctx)).toBe(true);
+    expect(changes).toEqual([{ onBattery: false }, { onBattery: true }]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import type { Logger } from '../server/lib/log';
+import { setOnBattery } from '../server/lib/power';
 import type { FetchLike } from './desktop-session';
 import type { BrowserWindowInstance, ElectronApi, KeyValueStore, MenuItemOptions } from './electron-api';
 import { IPC } from './ipc/channels';
@@ -131,6 +132,8 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
       h.server.ctx.bus.on('message:created', ({ message }) => void notifier.onMessage(message)),
       h.server.ctx.bus.on('messages:deleted', () => notifier.scheduleRecount()),
     ];
+    // The machine's power source, as the hosted server's monitors see it (server/lib/power.ts).
+    setOnBattery(h.server.ctx, powerMonitor.isOnBatteryPower?.() === true);
     const first = h.server.firstRun;
     if (first?.generatedPassword)
       void dialog.showMessageBox({
@@ -144,6 +147,9 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
 
   // After a wake the server records the sleep as a clock gap (heartbeat deadlines that passed are pushed
   // instead of firing a burst of stale alerts) and re-arms its timers.
+  // On battery browser workflows pause and monitor intervals stretch (docs/api.md, "Power").
+  powerMonitor.on('on-battery', () => setOnBattery(hosted.server.ctx, true));
+  powerMonitor.on('on-ac', () => setOnBattery(hosted.server.ctx, false));
   powerMonitor.on('resume', () => {
     hosted.server.resumed();
     void notifier.refresh();

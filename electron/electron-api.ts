@@ -175,7 +175,9 @@ export interface Shell {
 }
 
 export interface PowerMonitor {
-  on(event: 'resume' | 'suspend', listener: () => void): void;
+  on(event: 'resume' | 'suspend' | 'on-battery' | 'on-ac', listener: () => void): void;
+  /** True while the machine runs on battery (Electron ≥ 29; older ones report on-battery/on-ac only). */
+  isOnBatteryPower?(): boolean;
 }
 
 export interface LoginItemSettings {

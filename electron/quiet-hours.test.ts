@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isQuietAt, localTime, parseHm, type QuietHours } from './quiet-hours';
+import { isQuietAt, type QuietHours } from './quiet-hours';
 
 const qh = (over: Partial<QuietHours> = {}): QuietHours => ({
   enabled: true,
@@ -13,21 +13,6 @@ const qh = (over: Partial<QuietHours> = {}): QuietHours => ({
 });
 
 describe('quiet hours', () => {
-  it('parseHm reads HH:MM and refuses nonsense', () => {
-    expect(parseHm('23:05')).toBe(23 * 60 + 5);
-    expect(parseHm('7:30')).toBe(450);
-    expect(parseHm('24:00')).toBeNull();
-    expect(parseHm('12:60')).toBeNull();
-    expect(parseHm('noon')).toBeNull();
-  });
-  it('localTime converts to the user timezone with the ISO weekday', () => {
-    // 2026-01-05 is a Monday. 22:30 UTC is 01:30 Tuesday in Moscow (UTC+3).
-    expect(localTime(new Date('2026-01-05T22:30:00Z'), 'Europe/Moscow')).toEqual({ isoDay: 2, minutes: 90 });
-    expect(localTime(new Date('2026-01-05T22:30:00Z'), 'Not/AZone')).toEqual({
-      isoDay: 1,
-      minutes: 22 * 60 + 30,
-    });
-  });
   it('is never quiet when disabled or when start equals end', () => {
     expect(isQuietAt(qh({ enabled: false }), new Date('2026-01-05T23:30:00Z'))).toBe(false);
     expect(isQuietAt(qh({ start: '10:00', end: '10:00' }), new Date('2026-01-05T10:00:00Z'))).toBe(false);
@@ -57,5 +42,14 @@ describe('quiet hours', () => {
     const ny = qh({ timezone: 'America/New_York' });
     expect(isQuietAt(ny, new Date('2026-01-06T04:30:00Z'))).toBe(true); // 23:30 in New York
     expect(isQuietAt(ny, new Date('2026-01-05T23:30:00Z'))).toBe(false); // 18:30 in New York
+  });
+  it('an unknown zone counts as UTC', () => {
+    expect(isQuietAt(qh({ timezone: 'Not/AZone' }), new Date('2026-01-05T23:30:00Z'))).toBe(true);
+  });
+  it('a DST day in Europe/Berlin: the window ends at 08:00 local on the new offset', () => {
+    // 2026-03-29: clocks go from 02:00 CET to 03:00 CEST. 08:00 CEST is 06:00 UTC.
+    const berlin = qh({ timezone: 'Europe/Berlin' });
+    expect(isQuietAt(berlin, new Date('2026-03-29T05:59:00Z'))).toBe(true);
+    expect(isQuietAt(berlin, new Date('2026-03-29T06:00:00Z'))).toBe(false);
   });
 });

@@ -164,6 +164,13 @@ const configSchema = z.object({
       }
       return out;
     }),
+  /**
+   * The machine runs on battery (a headless server on a laptop; the desktop app reports Electron's
+   * powerMonitor instead): browser workflows pause and other monitor intervals stretch (server/lib/power.ts).
+   */
+  onBattery: boolish.default(false),
+  /** How much longer monitor intervals are on battery (1 = unchanged). */
+  batteryIntervalFactor: z.coerce.number().min(1).max(10).default(2),
 });
 
 /** `trustProxy`: who may set X-Forwarded-For (see clientAddress in http/auth.ts). */
@@ -199,6 +206,8 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_WITNESS_PROBES: 'witnessProbes',
   BELFRY_RETRY_BASE_S: 'retryBaseSec',
   BELFRY_DELIVERY_API_URLS: 'deliveryApiUrls',
+  BELFRY_ON_BATTERY: 'onBattery',
+  BELFRY_BATTERY_INTERVAL_FACTOR: 'batteryIntervalFactor',
 };
 
 const FLAGS = {
@@ -380,6 +389,8 @@ const ENV_HELP: Record<string, string> = {
   BELFRY_CHROMIUM_PATH: 'Chromium for browser checks [default: /usr/bin/chromium when present]',
   BELFRY_WITNESS_PROBES:
     'host:port list the connectivity witness connects to [default: 1.1.1.1:443,9.9.9.9:443]',
+  BELFRY_ON_BATTERY: 'the machine runs on battery: browser workflows pause, monitor intervals stretch',
+  BELFRY_BATTERY_INTERVAL_FACTOR: 'how much longer monitor intervals are on battery',
 };
 
 function envNameOf(key: string): string | undefined {

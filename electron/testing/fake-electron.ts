@@ -99,6 +99,8 @@ export interface FakeElectron extends ElectronApi {
   handlers: Map<string, (event: IpcMainInvokeEvent, ...args: unknown[]) => unknown>;
   appEvents: Emitter;
   powerEvents: Emitter;
+  /** What powerMonitor.isOnBatteryPower() answers (set before runDesktop for the state at start). */
+  onBattery: boolean;
   quitCalls: number;
   exitCodes: number[];
   singleInstance: boolean;
@@ -202,6 +204,7 @@ export function fakeElectron(opts: { userData: string; singleInstance?: boolean 
     handlers,
     appEvents,
     powerEvents,
+    onBattery: false,
     quitCalls: 0,
     exitCodes: [],
     singleInstance: opts.singleInstance ?? true,
@@ -257,7 +260,10 @@ export function fakeElectron(opts: { userData: string; singleInstance?: boolean 
         fake.opened.push(url);
       },
     },
-    powerMonitor: { on: (event: string, l: Listener) => powerEvents.on(event, l) },
+    powerMonitor: {
+      on: (event: string, l: Listener) => powerEvents.on(event, l),
+      isOnBatteryPower: () => fake.onBattery,
+    },
     nativeImage: {
       createFromPath: () => image(),
       createFromDataURL: () => image(),

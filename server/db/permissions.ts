@@ -1,5 +1,6 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirs } from '../lib/dirs';
 import type { Logger } from '../lib/log';
 
 /** The data dir and every directory below it: the owner only. */
@@ -14,7 +15,7 @@ export const DATA_FILE_MODE = 0o600;
  * modes mean little (the ACLs of the user's profile apply); chmod there only toggles read-only.
  */
 export function secureDataDir(dataDir: string, log?: Logger): void {
-  mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+  makeDirs(dataDir, DATA_DIR_MODE);
   if (process.platform === 'win32') return;
   let fixed = 0;
   const refused: string[] = [];

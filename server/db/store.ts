@@ -9,10 +9,11 @@
  * lands in the new generation; then write the capture into belfry.db.tmp in chunks, make it durable,
  * rename it over belfry.db, and only then delete the journals it covers.
  */
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Database as SqlJsDatabase } from 'sql.js';
 import type { Clock } from '../lib/clock';
+import { makeDirs } from '../lib/dirs';
 import type { Logger } from '../lib/log';
 import { applyDefaultSetup, type CommitSink, type JournalEntry, SqlJsDb } from './database';
 import {
@@ -150,7 +151,7 @@ export function applyStoreSetup(raw: SqlJsDatabase): void {
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const dir = resolve(opts.dataDir);
-  await mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
+  makeDirs(dir, DATA_DIR_MODE);
   const opened = await openFromDisk(dir, opts);
   try {
     const store = new BelfryStore(dir, opened, opts);

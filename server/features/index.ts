@@ -1,9 +1,10 @@
 import type { Server } from 'node:http';
 import type { AppContext } from '../context';
+import { deliveryFeature } from '../delivery/outbox/feature';
 import type { RouteTable } from '../http/routes';
 import type { RetentionRegistry } from '../jobs/retention';
 import type { Job } from '../jobs/scheduler';
-import { closeChromium } from '../lib/chromium';
+import { chromiumFeature } from '../lib/chromium';
 import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
 import { accountsFeature } from './auth/feature';
@@ -16,6 +17,7 @@ import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
+import { powerFeature } from './power/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -56,8 +58,11 @@ export const FEATURES: readonly Feature[] = [
   monitorsFeature,
   statusPagesFeature,
   maintenanceFeature,
+  deliveryFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
-  // The Chromium that content monitors (render: browser) share, launched on first use: closed at stop.
-  { name: 'chromium', stop: closeChromium },
+  powerFeature,
+  // The Chromium that content monitors (render: browser) and browser workflows share: launched on first
+  // use, closed after a minute idle and at stop.
+  chromiumFeature,
 ];

@@ -79,8 +79,6 @@ export const errors = {
   ownerOnly: (what: string) => new ApiError(403, `only the channel owner can ${what}`),
   restrictedScope: (what: string) => new ApiError(403, `an API token with a restricted scope cannot ${what}`),
   noAdapterToTest: () => new ApiError(400, 'no enabled adapter to test'),
-  adapterNotBuilt: (names: readonly string[]) =>
-    new ApiError(501, `delivery adapter not built yet: ${names.join(', ')}`),
   // Per-plan caps on configuration objects (issue 21; spec "Errors": 403 plan limit).
   planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
   // Per-user caps on sources (not plan limits; issue 11).

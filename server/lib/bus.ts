@@ -36,6 +36,10 @@ export interface BusEvents {
    * re-evaluated from `maintenance` (server/features/maintenance/coverage.ts).
    */
   'maintenance:changed': { channelIds: number[]; sources: { kind: string; id: number }[]; active: boolean };
+  /** An outbox entry changed status (issue 15, after commit): the Deliveries log may refresh. */
+  'delivery:changed': { userId: number; appid: number; id: number; status: string };
+  /** The machine went on battery or back to mains power (server/lib/power.ts). */
+  'power:changed': { onBattery: boolean };
 }
 
 /** The wire Message plus what the hub needs to route it. */

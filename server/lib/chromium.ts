@@ -1,13 +1,18 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, win32 } from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import type { AppContext } from '../context';
+import type { Feature } from '../features/index';
 
 /** The check outcome's error when no Chromium can be found or launched (§2.3). */
 export const NO_CHROMIUM = 'no Chromium available (set BELFRY_CHROMIUM_PATH)';
-/** Debian's package, used when BELFRY_CHROMIUM_PATH is unset. */
+/** Debian's package, the first place looked on Linux. */
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-/** A browser nobody used for this long is closed; the next render launches it again. */
-export const CHROMIUM_IDLE_MS = 5 * 60_000;
+/** A browser nobody used for this long is closed (its memory goes back); the next check launches it again. */
+export const CHROMIUM_IDLE_MS = 60_000;
+/** Browser contexts (checks, assisted runs, renders) open at once; more wait their turn. */
+export const CHROMIUM_MAX_CONTEXTS = 2;
 
 const LAUNCH_ARGS = [
   '--no-sandbox',
@@ -20,16 +25,75 @@ const LAUNCH_ARGS = [
   '--no-first-run',
 ];
 
-/** The Chromium executable of this server: BELFRY_CHROMIUM_PATH, else Debian's; null when neither exists. */
-export function chromiumExecutable(ctx: AppContext): string | null {
-  const path = ctx.config.chromiumPath ?? SYSTEM_CHROMIUM;
-  return existsSync(path) ? path : null;
+/**
+ * Where an installed Chrome, Edge or Chromium lives on each platform, most specific first. The user's own
+ * browser: Belfry downloads none.
+ */
+export function browserCandidates(
+  platform: NodeJS.Platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): string[] {
+  if (platform === 'darwin') {
+    const apps = [
+      'Google Chrome.app/Contents/MacOS/Google Chrome',
+      'Chromium.app/Contents/MacOS/Chromium',
+      'Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+      'Google Chrome Canary.app/Contents/MacOS/Google Chrome Canary',
+    ];
+    return [...apps.map((a) => `/Applications/${a}`), ...apps.map((a) => join(home, 'Applications', a))];
+  }
+  if (platform === 'win32') {
+    const roots = [env.LOCALAPPDATA, env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.ProgramW6432].filter(
+      (r): r is string => typeof r === 'string' && r !== '',
+    );
+    const exes = [
+      'Google\\Chrome\\Application\\chrome.exe',
+      'Microsoft\\Edge\\Application\\msedge.exe',
+      'Chromium\\Application\\chrome.exe',
+    ];
+    return exes.flatMap((e) => roots.map((r) => win32.join(r, e)));
+  }
+  return [
+    SYSTEM_CHROMIUM,
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+    '/usr/bin/google-chrome-stable',
+    '/usr/bin/microsoft-edge',
+    '/usr/bin/microsoft-edge-stable',
+    '/snap/bin/chromium',
+    '/opt/google/chrome/chrome',
+    '/opt/microsoft/msedge/msedge',
+  ];
+}
+
+/**
+ * The Chromium executable of this server: BELFRY_CHROMIUM_PATH when set (and only it), else the first
+ * installed Chrome, Edge or Chromium of browserCandidates; null when there is none.
+ */
+export function chromiumExecutable(
+  ctx: AppContext,
+  exists: (p: string) => boolean = existsSync,
+  platform: NodeJS.Platform = process.platform,
+): string | null {
+  if (ctx.config.chromiumPath) return exists(ctx.config.chromiumPath) ? ctx.config.chromiumPath : null;
+  return browserCandidates(platform).find((p) => exists(p)) ?? null;
 }
 
 interface Shared {
   browser: Promise<Browser> | null;
+  /** Contexts open now (≤ CHROMIUM_MAX_CONTEXTS). */
   users: number;
-  idle: NodeJS.Timeout | null;
+  /** Callers waiting for a free slot, first come first served. */
+  waiting: (() => void)[];
+  /** Wall time (ctx.clock) the last context closed; the browser closes CHROMIUM_IDLE_MS later. */
+  idleSince: number | null;
+  /** Contexts opened since the server started (tests and the bench read it). */
+  opened: number;
+  /** Launches since the server started. */
+  launches: number;
+  /** The most contexts that were ever open at once. */
+  peak: number;
 }
 
 /** One browser per server, launched on first use (never module-global: tests run several servers). */
@@ -38,16 +102,63 @@ const shared = new WeakMap<AppContext, Shared>();
 function state(ctx: AppContext): Shared {
   let s = shared.get(ctx);
   if (!s) {
-    s = { browser: null, users: 0, idle: null };
+    s = { browser: null, users: 0, waiting: [], idleSince: null, opened: 0, launches: 0, peak: 0 };
     shared.set(ctx, s);
   }
   return s;
 }
 
+/** What the tests and the bench look at: is a browser running, how many contexts are open or waiting. */
+export function chromiumStats(ctx: AppContext) {
+  const s = state(ctx);
+  return {
+    running: s.browser !== null,
+    open: s.users,
+    waiting: s.waiting.length,
+    opened: s.opened,
+    launches: s.launches,
+    peak: s.peak,
+  };
+}
+
+/** Waits for one of the CHROMIUM_MAX_CONTEXTS slots; rejects when `signal` aborts first. */
+function acquire(s: Shared, signal: AbortSignal): Promise<void> {
+  if (s.users < CHROMIUM_MAX_CONTEXTS) {
+    s.users++;
+    return Promise.resolve();
+  }
+  return new Promise((resolve, reject) => {
+    const go = () => {
+      signal.removeEventListener('abort', onAbort);
+      s.users++;
+      resolve();
+    };
+    const onAbort = () => {
+      const i = s.waiting.indexOf(go);
+      if (i >= 0) s.waiting.splice(i, 1);
+      reject(signal.reason ?? new Error('aborted'));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    s.waiting.push(go);
+  });
+}
+
+function release(ctx: AppContext, s: Shared): void {
+  s.users--;
+  const next = s.waiting.shift();
+  if (next) next();
+  else if (s.users === 0 && s.browser) {
+    s.idleSince = ctx.clock.now();
+    ctx.due.poke(s.idleSince + CHROMIUM_IDLE_MS);
+  }
+}
+
 /**
  * Runs `fn` in a fresh browser context (own cookies and cache) of the server's shared Chromium,
- * launching it when needed. Resolves `{ noChromium: true }` when there is no Chromium to launch.
- * The context is closed afterwards, and when `signal` aborts (`fn` then fails with playwright's error).
+ * launching it when needed; at most CHROMIUM_MAX_CONTEXTS run at once, others wait (within their own
+ * timeout). Resolves `{ noChromium: true }` when there is no Chromium to launch. The context is closed
+ * afterwards, and when `signal` aborts (`fn` then fails with playwright's error).
  */
 export async function withBrowserContext<T>(
   ctx: AppContext,
@@ -55,26 +166,23 @@ export async function withBrowserContext<T>(
   fn: (context: BrowserContext) => Promise<T>,
 ): Promise<T | { noChromium: true }> {
   const s = state(ctx);
-  const browser = await launch(ctx, s);
-  if (!browser) return { noChromium: true };
-  s.users++;
-  if (s.idle) clearTimeout(s.idle);
-  s.idle = null;
+  await acquire(s, signal);
+  s.idleSince = null;
   let context: BrowserContext | null = null;
   const onAbort = () => void context?.close().catch(() => {});
   try {
+    const browser = await launch(ctx, s);
+    if (!browser) return { noChromium: true };
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    s.opened++;
+    s.peak = Math.max(s.peak, s.users);
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
     return await fn(context);
   } finally {
     signal.removeEventListener('abort', onAbort);
     await context?.close().catch(() => {});
-    s.users--;
-    if (s.users === 0 && s.browser) {
-      s.idle = setTimeout(() => void closeChromium(ctx), CHROMIUM_IDLE_MS);
-      s.idle.unref();
-    }
+    release(ctx, s);
   }
 }
 
@@ -82,6 +190,7 @@ async function launch(ctx: AppContext, s: Shared): Promise<Browser | null> {
   if (!s.browser) {
     const executablePath = chromiumExecutable(ctx);
     if (!executablePath) return null;
+    s.launches++;
     s.browser = chromium.launch({ executablePath, headless: true, args: LAUNCH_ARGS });
     const launching = s.browser;
     launching.then(
@@ -104,7 +213,31 @@ export async function closeChromium(ctx: AppContext): Promise<void> {
   if (!s?.browser) return;
   const browser = s.browser;
   s.browser = null;
-  if (s.idle) clearTimeout(s.idle);
-  s.idle = null;
+  s.idleSince = null;
   await browser.then((b) => b.close()).catch(() => {});
 }
+
+/**
+ * DueSource 'chromium-idle': the browser closes CHROMIUM_IDLE_MS (ctx.clock) after its last context
+ * closed, through the one due timer (so a ManualClock drives it in tests).
+ */
+function idleDueAt(ctx: AppContext): number | null {
+  const s = shared.get(ctx);
+  if (!s?.browser || s.users > 0 || s.idleSince === null) return null;
+  return s.idleSince + CHROMIUM_IDLE_MS;
+}
+
+export const chromiumFeature: Feature = {
+  name: 'chromium',
+  init: (ctx) =>
+    ctx.due.register({
+      name: 'chromium-idle',
+      nextDueAt: idleDueAt,
+      runDue: async (c, now) => {
+        const at = idleDueAt(c);
+        if (at !== null && at <= now) await closeChromium(c);
+      },
+    }),
+  // Content monitors (render: browser) and browser workflows share it: closed at stop.
+  stop: closeChromium,
+};

@@ -159,3 +159,5 @@ export const MONITORS_PER_USER = 1_000;
 export const STATUS_CONFIRMATIONS_PER_HOUR = 5;
 /** Incidents listed on a status page (newest first). */
 export const STATUS_INCIDENTS_SHOWN = 50;
+/** Browser workflows per user, within the monitors' cap (§0.7). */
+export const BROWSER_WORKFLOWS_PER_USER = 20;

@@ -1,5 +1,6 @@
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makeDirs } from './dirs';
 
 /**
  * A tiny structured logger: one JSON-ish line per event to stderr, so stdout stays for the listening line.
@@ -62,7 +63,7 @@ export function fileSink(
   let size = 0;
   let failing = false;
   const open = () => {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(file), 0o700);
     chmodSync(dirname(file), 0o700);
     fd = openSync(file, 'a', 0o600);
     chmodSync(file, 0o600); // a file left by an older version or another umask

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REGEX_TIMEOUT_MS, RegexBudget, regexTimeoutText, safeExec, safeTest } from './safe-regex';
 
 const CATASTROPHIC = /(a+)+$/;
@@ -25,6 +25,19 @@ describe('safeExec', () => {
     });
     expect(took).toBeLessThan(1_000); // unbounded, this pattern backtracks for minutes
     expect(safeTest(CATASTROPHIC, 'aaa')).toEqual({ ok: true, match: true });
+  });
+
+  it('runs a match again when the watchdog fired while the process was off the CPU (a loaded machine)', () => {
+    // As if every run had used no CPU time: each timeout is taken for descheduling, up to 4 runs.
+    const cpu = vi.spyOn(process, 'cpuUsage').mockReturnValue({ user: 0, system: 0 });
+    try {
+      const r = safeExec(CATASTROPHIC, EVIL_TEXT, 5);
+      expect(r).toEqual({ ok: false, error: 'pattern /(a+)+$/ took longer than 5 ms', timedOut: true });
+      // one cpuUsage() before and one after each of the 4 runs
+      expect(cpu).toHaveBeenCalledTimes(8);
+    } finally {
+      cpu.mockRestore();
+    }
   });
 
   it('lets a timer due during the match fire right after it (the event loop is not held)', async () => {

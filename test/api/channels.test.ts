@@ -270,7 +270,7 @@ describe('deliveryConfig', () => {
     expect(mask.body.errorDescription).toBe('deliveryConfig.opsgenie.apiKey: no stored secret to keep');
   });
 
-  it('POST /application/{id}/delivery/test answers 400 when no adapter is enabled and 501 naming an enabled one', async () => {
+  it('POST /application/{id}/delivery/test answers 400 when no adapter (or not the named one) is enabled', async () => {
     const none = await makeChannel(t, dev, {
       deliveryConfig: { email: { to: ['a@example.com'], enabled: false } },
     });
@@ -282,9 +282,6 @@ describe('deliveryConfig', () => {
       errorDescription: 'no enabled adapter to test',
     });
     const some = await makeChannel(t, dev, { deliveryConfig: { pagerduty: { routingKey: 'R0123' } } });
-    const r2 = await t.request('POST', `/application/${some.id}/delivery/test`, { token: dev, json: {} });
-    expect(r2.status).toBe(501);
-    expect(r2.body.errorDescription).toBe('delivery adapter not built yet: pagerduty');
     const r3 = await t.request('POST', `/application/${some.id}/delivery/test`, {
       token: dev,
       json: { adapter: 'slack' },

@@ -200,6 +200,13 @@ describe('npm run serve', () => {
     expect(below.stderr).toMatch(/^belfry: cannot use \S+sub: ENOTDIR[^\n]*\n$/);
   });
 
+  it('refuses a data dir under /proc in one line, exit 1 (recursive mkdir there used to spin forever)', async () => {
+    if (process.platform !== 'linux') return;
+    const r = await runCli(['--port', '0', '--data-dir', '/proc/belfry-nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^belfry: cannot use \/proc\/belfry-nope: ENOENT[^\n]*\n$/);
+  });
+
   it('--reset-password gives a locked-out account a new password once, refused while Belfry runs', async () => {
     const dir = tempDir();
     const first = await spawnServer(['--port', '0', '--data-dir', dir]);

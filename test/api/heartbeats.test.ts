@@ -448,6 +448,12 @@ describe('the ping endpoint', () => {
     const limited = await t.request('GET', pingPath(h.token));
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('60');
+    expect(limited.body).toEqual({
+      error: 'Too Many Requests',
+      errorCode: 429,
+      errorDescription: 'too many pings; try again in 60 s',
+      retryAfter: 60,
+    });
     expect((await t.request('GET', pingPath(other.token))).status).toBe(200);
     t.clock.advance(60 * SEC);
     expect((await t.request('GET', pingPath(h.token))).status).toBe(200);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { saveShot } from '../../server/features/monitors/kinds/browser/shots';
 import {
   apiToken,
   deviceToken,
@@ -48,7 +49,11 @@ it("no route lets a user read, change or delete another user's resources", async
   const a = makeUser(t);
   const aDevice = await deviceToken(t, a, 'zqa phone');
   const aOther = await deviceToken(t, a, 'zqa laptop');
-  const parent = await makeChannel(t, aDevice.token, { name: 'zqa parent' });
+  // An adapter that never comes due during the sweep, so A's messages have outbox entries (issue 15).
+  const parent = await makeChannel(t, aDevice.token, {
+    name: 'zqa parent',
+    deliveryConfig: { webhook: { url: 'https://zqa.example/hook', delaySec: 86_400 } },
+  });
   const child = await makeChannel(t, aDevice.token, { name: 'zqa child', parentId: parent.id });
   const key: { id: number } = ok(
     await t.request('POST', `/application/${parent.id}/token`, {
@@ -86,6 +91,25 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'monitor',
   );
+  // Paused: no check runs; its screenshot row is written directly (no browser needed for the sweep).
+  const browser: { id: number } = ok(
+    await t.request('POST', '/browser-workflow', {
+      token: aDevice.token,
+      json: {
+        appid: parent.id,
+        name: 'zqa browser',
+        paused: true,
+        variables: { apiToken: 'zqa secret' },
+        steps: [{ action: 'goto', url: 'http://127.0.0.1:9/zqa' }],
+      },
+    }),
+    'browser workflow',
+  );
+  const shotKey = saveShot(t.server.ctx, {
+    userId: a.id,
+    monitorId: browser.id,
+    jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xd9]),
+  })!;
   const statusPage: { id: number; slug: string } = ok(
     await t.request('POST', '/status-page', {
       token: aDevice.token,
@@ -117,6 +141,11 @@ it("no route lets a user read, change or delete another user's resources", async
   );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
+  const delivery: { deliveries: { id: number }[] } = ok(
+    await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
+    'deliveries',
+  );
+  expect(delivery.deliveries).toHaveLength(1);
   const aIds = [
     a.id,
     aDevice.id,
@@ -129,11 +158,13 @@ it("no route lets a user read, change or delete another user's resources", async
     token.id,
     heartbeat.id,
     monitor.id,
+    browser.id,
     statusPage.id,
     subscriberId,
     window.id,
     m1.id,
     m2.id,
+    delivery.deliveries[0]!.id,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -184,6 +215,7 @@ it("no route lets a user read, change or delete another user's resources", async
     parentId: parent.id,
     shareId: share.id,
     appid: parent.id,
+    workflowId: browser.id,
     name: 'b thing',
     message: 'b says',
     monitors: [{ kind: 'heartbeat', id: heartbeat.id }],
@@ -219,6 +251,12 @@ it("no route lets a user read, change or delete another user's resources", async
   );
   expect(messages.messages.filter((m) => m.id === m1.id || m.id === m2.id)).toHaveLength(2);
   expect(messages.messages.some((m) => m.read)).toBe(false);
+  // A's outbox entry is still queued: no read mark, test or config change of B's reached it.
+  const after: { deliveries: { id: number; status: string }[] } = ok(
+    await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
+    'a deliveries',
+  );
+  expect(after.deliveries.map((d) => [d.id, d.status])).toEqual([[delivery.deliveries[0]!.id, 'queued']]);
   const devices: { id: number; name: string }[] = ok(
     await t.request('GET', '/client', { token: aDevice.token }),
     'a devices',
@@ -262,6 +300,14 @@ it("no route lets a user read, change or delete another user's resources", async
     'a monitors',
   );
   expect(monitors.map((m) => [m.id, m.name, m.paused])).toEqual([[monitor.id, 'zqa monitor', false]]);
+  const browsers: { id: number; name: string; paused: boolean }[] = ok(
+    await t.request('GET', '/browser-workflow', { token: aDevice.token }),
+    'a browser workflows',
+  );
+  expect(browsers.map((m) => [m.id, m.name, m.paused])).toEqual([[browser.id, 'zqa browser', true]]);
+  // A's screenshot: B gets 404, A the JPEG
+  expect((await t.request('GET', `/browser-shot/${shotKey}`, { token: bDevice.token })).status).toBe(404);
+  expect((await t.request('GET', `/browser-shot/${shotKey}`, { token: aDevice.token })).status).toBe(200);
   const pages: { id: number; title: string; enabled: boolean }[] = ok(
     await t.request('GET', '/status-page', { token: aDevice.token }),
     'a status pages',

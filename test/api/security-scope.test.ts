@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { saveShot } from '../../server/features/monitors/kinds/browser/shots';
 import {
   apiToken,
   deviceToken,
@@ -276,6 +277,22 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
     }),
     'monitor',
   );
+  const browser = ok(
+    await t.request('POST', '/browser-workflow', {
+      token: device.token,
+      json: {
+        appid: channel.id,
+        name: `${mark} browser`,
+        paused: true,
+        steps: [{ action: 'goto', url: `http://127.0.0.1:9/${mark}` }],
+      },
+    }),
+    'browser workflow',
+  );
+  const owner = t.server.ctx.db.first<{ user_id: number }>('SELECT user_id FROM channels WHERE id = ?', [
+    channel.id,
+  ])!.user_id;
+  saveShot(t.server.ctx, { userId: owner, monitorId: browser.id, jpeg: Buffer.from([0xff, 0xd8]) });
   const statusPage = ok(
     await t.request('POST', '/status-page', {
       token: device.token,
@@ -306,6 +323,7 @@ async function furnishedChannel(device: { token: string }, mark: string, tags: s
       m2.id,
       primaryKeyId,
       monitor.id,
+      browser.id,
       statusPage.id,
       window.id,
     ],
@@ -361,6 +379,9 @@ function rowsOf(channelIds: number[]): Record<string, unknown[]> {
     channel_reads: byChannel('channel_reads'),
     device_mutes: byChannel('device_mutes'),
     monitors: byChannel('monitors'),
+    browser_shots: db.all(
+      `SELECT * FROM browser_shots WHERE monitor_id IN (SELECT id FROM monitors WHERE channel_id IN (${list}))`,
+    ),
     status_pages: byChannel('status_pages'),
     maintenance_windows: db.all(
       `SELECT * FROM maintenance_windows WHERE user_id IN (SELECT user_id FROM channels WHERE id IN (${list}))`,

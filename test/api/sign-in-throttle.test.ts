@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { makeUser } from '../helpers/factories';
+import { makeUser, sudo } from '../helpers/factories';
 import { basicHeader, startTestServer, type TestServer } from '../helpers/test-server';
 
 // Issue 20: a misbehaving script on the owner's machine (same address, wrong password for the owner's
@@ -74,5 +74,20 @@ describe('sign-in throttling', () => {
     expect((await login(t.admin.password, forged)).status).toBe(429);
     expect((await login(t.admin.password, foreign)).status).toBe(429);
     expect((await login(t.admin.password, known)).status).toBe(200);
+  });
+
+  test('POST /auth/local/login stops honouring a known-client cookie once the password has changed', async () => {
+    const first = await login(t.admin.password);
+    const known = knownCookie(first.headers);
+    const device = { token: (first.body as { token: string }).token };
+    await sudo(t, device);
+    const changed = await t.request('POST', '/current/user/password', {
+      token: device.token,
+      json: { oldPass: t.admin.password, pass: 'a-new-password-1' },
+    });
+    expect(changed.status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await login('wrong-password')).status).toBe(401);
+    // The cookie from before the change counts with the address now, like any browser.
+    expect((await login('a-new-password-1', known)).status).toBe(429);
   });
 });

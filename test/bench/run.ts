@@ -245,6 +245,19 @@ function targets(r: Map<string, Result>): string[] {
       num('redelivery', (k) => k.startsWith('SIGKILL after')),
       (v) => v === 0,
     ),
+    // Issue 13: browser workflows (browser-scans.bench.ts).
+    line(
+      'three-step browser workflow per check, warm browser ≤ 1.5 s (p95)',
+      num('browser-scans', (k) => k.includes('warm browser: p95')),
+      (v) => v <= 1500,
+      ' ms',
+    ),
+    line(
+      'browser memory released after it goes idle (RSS of the Chromium tree after the idle close)',
+      num('browser-scans', (k) => k.startsWith('browser RSS after the idle close')),
+      (v) => v === 0,
+      ' MiB',
+    ),
   ];
 }
 

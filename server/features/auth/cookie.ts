@@ -40,24 +40,43 @@ export function clearSessionCookie(ctx: AppContext, req: Request, res: Response)
  */
 export const KNOWN_CLIENT_COOKIE = 'belfry-known-client';
 
-function knownMac(ctx: AppContext, email: string, nonce: string): string {
+/**
+ * `stamp` is the account's current password hash: a password change (or reset) makes every cookie issued
+ * before it worthless, so a browser that was signed in by someone who knew the old password no longer
+ * gets a bucket of its own.
+ */
+function knownMac(ctx: AppContext, email: string, stamp: string, nonce: string): string {
   return createHmac('sha256', ctx.secret)
-    .update(`belfry:known-client:${email.trim().toLowerCase()}:${nonce}`)
+    .update(`belfry:known-client:${email.trim().toLowerCase()}:${stamp}:${nonce}`)
     .digest('base64url');
 }
 
-/** The nonce of the request's known-client cookie when it was issued for this account, else null. */
-export function knownClientNonce(ctx: AppContext, req: AuthRequest, email: string): string | null {
+/**
+ * The nonce of the request's known-client cookie when it was issued for this account since its password
+ * last changed (`stamp`: the current password hash, '' for no such account), else null.
+ */
+export function knownClientNonce(
+  ctx: AppContext,
+  req: AuthRequest,
+  email: string,
+  stamp: string,
+): string | null {
   const value = readCookie(req.headers.cookie, KNOWN_CLIENT_COOKIE);
   const [nonce, sig, extra] = (value ?? '').split('.');
   if (!nonce || !sig || extra !== undefined || !/^[\w-]{16,64}$/.test(nonce)) return null;
-  const want = Buffer.from(knownMac(ctx, email, nonce));
+  const want = Buffer.from(knownMac(ctx, email, stamp, nonce));
   const got = Buffer.from(sig);
   return got.length === want.length && timingSafeEqual(got, want) ? nonce : null;
 }
 
-export function setKnownClientCookie(ctx: AppContext, req: Request, res: Response, email: string): void {
+export function setKnownClientCookie(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  email: string,
+  stamp: string,
+): void {
   const nonce = randomBytes(16).toString('base64url');
-  const value = `${nonce}.${knownMac(ctx, email, nonce)}`;
+  const value = `${nonce}.${knownMac(ctx, email, stamp, nonce)}`;
   appendCookie(ctx, req, res, `${KNOWN_CLIENT_COOKIE}=${value}`, '/auth', SESSION_COOKIE_MAX_AGE_SEC);
 }

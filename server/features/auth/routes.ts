@@ -47,7 +47,7 @@ function signIn(
 ) {
   const created = createDevice(ctx, user, device, requestMeta(ctx, req), 'suspend-oldest', via);
   setSessionCookie(ctx, req, res, created.token);
-  setKnownClientCookie(ctx, req, res, user.email);
+  setKnownClientCookie(ctx, req, res, user.email, user.password_hash);
   return presentSignIn(created, user.id);
 }
 
@@ -65,7 +65,12 @@ export function authRoutes(ctx: AppContext): RouteTable {
     }
     const body = parseBody(req, loginBody);
     const meta = requestMeta(ctx, req);
-    const known = knownClientNonce(ctx, req, cred.email);
+    const known = knownClientNonce(
+      ctx,
+      req,
+      cred.email,
+      findUserByEmail(ctx.db, cred.email)?.password_hash ?? '',
+    );
     const user = await limited(ctx, signInKeys(cred.email, meta.ip, known), async () => {
       const u = findUserByEmail(ctx.db, cred.email);
       if (!(await checkPassword(ctx, u, cred.password)) || !u)

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { testDelivery } from '../../delivery/outbox/service';
 import { principalOf, READ, TOK, TOK_BASIC } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { RouteTable } from '../../http/routes';
@@ -25,7 +26,6 @@ import {
   imagePath,
   listVisible,
   setImage,
-  testDelivery,
   updateChannelFor,
 } from './service';
 

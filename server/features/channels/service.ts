@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from 'no
 import { join } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import type { AppContext } from '../../context';
+import { cancelForConfig } from '../../delivery/outbox/store';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { rfc3339OrNull } from '../../lib/clock';
@@ -143,7 +144,12 @@ export function updateChannelFor(
       ctx.secret,
       validateDeliveryConfig(input.deliveryConfig, openDeliveryConfig(ctx.secret, row.delivery_config)),
     );
-  writeWithinPlan(ctx, row.user_id, null, () => updateChannel(ctx.db, id, patch));
+  writeWithinPlan(ctx, row.user_id, null, () => {
+    updateChannel(ctx.db, id, patch);
+    // Re-delivery (issue 15): queued entries of an adapter removed or disabled are cancelled (`config`).
+    if (patch.deliveryConfig !== undefined)
+      cancelForConfig(ctx.db, id, enabledAdapters(patch.deliveryConfig as DeliveryConfig));
+  });
   ctx.bus.emit('channel:status_changed', { appid: id, userIds: channelAudience(ctx, id, row.user_id) });
   return { row: findChannel(ctx.db, id)!, owned: true };
 }
@@ -336,14 +342,6 @@ export function eventSources(ctx: AppContext, p: Principal, id: number, recursiv
       lastCheckAt: rfc3339OrNull(s.lastCheckAt),
     }));
   return { appid: id, sources };
-}
-
-export function testDelivery(ctx: AppContext, p: Principal, id: number, adapter?: string): never {
-  const row = requireOwned(ctx, p, id, { what: 'test its delivery' });
-  let enabled = enabledAdapters(JSON.parse(row.delivery_config) as DeliveryConfig);
-  if (adapter !== undefined) enabled = enabled.filter((a) => a === adapter);
-  if (enabled.length === 0) throw errors.noAdapterToTest();
-  throw errors.adapterNotBuilt(enabled);
 }
 
 export { listVisible };

@@ -41,11 +41,13 @@ export interface SendTarget {
   internal: number;
   default_priority: number;
   last_used: number | null;
+  /** The (sealed) deliveryConfig column: the outbox's enqueue reads it without another query. */
+  delivery_config: string;
 }
 
 export function findSendTarget(db: Db, id: number): SendTarget | undefined {
   return db.first<SendTarget>(
-    'SELECT id, user_id, name, internal, default_priority, last_used FROM channels WHERE id = ?',
+    'SELECT id, user_id, name, internal, default_priority, last_used, delivery_config FROM channels WHERE id = ?',
     [id],
   );
 }

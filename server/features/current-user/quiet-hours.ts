@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { releaseHeld } from '../../delivery/outbox/store';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../lib/limits';
 import { getQuietHoursJson, setQuietHoursJson } from '../users/store';
 
@@ -67,6 +68,11 @@ export function updateQuietHours(
   ) as Partial<QuietHours>;
   const next: QuietHours = { ...getQuietHours(ctx, userId), ...defined };
   next.days = [...next.days].sort((a, b) => a - b);
-  ctx.db.transaction(() => setQuietHoursJson(ctx.db, userId, JSON.stringify(next)));
+  const released = ctx.db.transaction(() => {
+    setQuietHoursJson(ctx.db, userId, JSON.stringify(next));
+    // Re-delivery (issue 15, §6.4): held entries are judged again now; quiet hours off releases them.
+    return releaseHeld(ctx.db, userId, ctx.clock.now(), !next.enabled);
+  });
+  if (released > 0) ctx.due.poke(ctx.clock.now());
   return next;
 }

@@ -457,7 +457,7 @@ function rateLimit(ctx: AppContext, id: number, now: number): void {
     r.byId.set(id, w);
   }
   if (w.count >= HEARTBEAT_PINGS_PER_MINUTE)
-    throw errors.tooManyRequests('too many pings; try again later', (w.start + RATE_WINDOW_MS - now) / 1000);
+    throw errors.retryLater('too many pings', (w.start + RATE_WINDOW_MS - now) / 1000);
   w.count++;
 }
 

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
 import type { Db } from '../../db/database';
+import { enqueueRedelivery, redeliveryPlan } from '../../delivery/outbox/enqueue';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import type { Paging } from '../../http/paging';
@@ -82,6 +83,9 @@ function insertAll(
   // `"service::silent": true` (sender's extras kept). Issue 15's outbox must skip these: they are never
   // re-delivered (docs/api.md, "Maintenance windows").
   const silent = isChannelCovered(ctx, target.id);
+  // Re-delivery (issue 15): null for a channel without adapters (no query), the internal channel and
+  // silent (maintenance) messages, which are never re-delivered.
+  const plan = silent || target.internal === 1 ? null : redeliveryPlan(target.delivery_config);
   for (const raw of inputs) {
     const input = silent ? { ...raw, extras: { ...raw.extras, [SILENT_EXTRA]: true } } : raw;
     // A missing or blank title becomes the channel's name, as the older protocol does.
@@ -99,6 +103,15 @@ function insertAll(
       senderName: sender,
       extras: input.extras === undefined ? null : JSON.stringify(input.extras),
     });
+    if (plan !== null && input.extras?.[SILENT_EXTRA] !== true)
+      enqueueRedelivery(ctx, plan, {
+        ownerId: target.user_id,
+        appid: target.id,
+        messageId: id,
+        priority,
+        date: at,
+        now,
+      });
     out.push({
       id,
       appid: target.id,

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
 import { rfc3339 } from '../../lib/clock';
+import { intervalFactor, isOnBattery } from '../../lib/power';
 import { recordCheck, recordGap, recordStatus } from '../history/service';
 import { coveredNow, isCovered } from '../maintenance/coverage';
 import { formatDuration, RECOVERY_PRIORITY, sendSourceMessage, statusChanged } from '../sources/messages';
@@ -160,7 +161,7 @@ function send(
   ctx: AppContext,
   row: MonitorRow,
   event: string,
-  m: { title: string; message: string; priority: number },
+  m: { title: string; message: string; priority: number; extras?: Record<string, unknown> },
 ): number | null {
   return sendSourceMessage(
     ctx,
@@ -225,6 +226,7 @@ export function applyCheck(ctx: AppContext, row: MonitorRow, r: CheckResult, eff
           title: `${row.name} is down`,
           message: `${targetOf(ctx, row)}: ${s.last_error}`,
           priority: row.priority,
+          ...(o.extras ? { extras: o.extras } : {}),
         });
         s.last_alerted = 'down';
         s.last_alert_at = now;
@@ -262,7 +264,13 @@ export async function runKindCheck(
   kind: AnyMonitorKind,
   settings: object,
   state: object | null,
-  o: { name: string; timeoutSec: number; allowPrivate: boolean; test: boolean },
+  o: {
+    name: string;
+    timeoutSec: number;
+    allowPrivate: boolean;
+    test: boolean;
+    owner?: { userId: number; monitorId: number | null };
+  },
 ): Promise<{ outcome: CheckOutcome; startedAt: number }> {
   const e = engine(ctx);
   const controller = new AbortController();
@@ -290,6 +298,7 @@ export async function runKindCheck(
           startedAt,
           allowPrivate: o.allowPrivate,
           test: o.test,
+          ...(o.owner ? { owner: o.owner } : {}),
         })
         .catch(
           (err: unknown): CheckOutcome => ({
@@ -326,6 +335,7 @@ async function checkAndApply(ctx: AppContext, id: number): Promise<CheckResult |
     timeoutSec: row.timeout_sec,
     allowPrivate: allowPrivate(ctx, row.user_id),
     test: false,
+    owner: { userId: row.user_id, monitorId: row.id },
   });
   if (e.stopped) return null;
   // Before a failure of another host counts, the witness says whether this machine is online at all.
@@ -434,6 +444,8 @@ export async function runDueMonitors(ctx: AppContext, now: number): Promise<void
     if (rows.length === 0) return;
     const effects = newEffects();
     const start: number[] = [];
+    const onBattery = isOnBattery(ctx);
+    const factor = intervalFactor(ctx);
     ctx.db.transaction(() => {
       for (const row of rows) {
         const s = stateOf(row);
@@ -447,8 +459,14 @@ export async function runDueMonitors(ctx: AppContext, now: number): Promise<void
           continue;
         }
         if (s.status !== 'paused' && s.next_check_at !== null && s.next_check_at <= now) {
-          s.next_check_at = now + row.interval_sec * 1000;
-          start.push(row.id);
+          // On battery: the interval stretches (server/lib/power.ts), and a kind that pauses skips the check.
+          if (onBattery && monitorKind(ctx, row.kind)?.pausedOnBattery) {
+            s.next_check_at = now + row.interval_sec * 1000;
+            powerPause(s, now);
+          } else {
+            s.next_check_at = now + Math.round(row.interval_sec * 1000 * factor);
+            start.push(row.id);
+          }
         }
         commitState(ctx, row, s, effects);
       }
@@ -532,6 +550,48 @@ export function onClockGap(ctx: AppContext, from: number, to: number): void {
       if (i !== undefined) {
         const windowMs = Math.min(row.interval_sec, SPREAD_MAX_SEC) * 1000;
         s.next_check_at = to + Math.floor((i * windowMs) / overdue.length);
+      }
+      commitState(ctx, row, s, effects);
+    }
+  });
+  finish(ctx, effects);
+}
+
+// ---------------------------------------------------------------- power (server/lib/power.ts)
+
+/** `lastError` of a monitor whose kind pauses on battery (browser workflows) while it is paused so. */
+export const POWER_PAUSED = 'paused on battery power';
+
+/** A check skipped on battery: `unknown` (no message, no failure counted), unless in maintenance. */
+function powerPause(s: MonitorState, now: number): void {
+  if (s.status === 'maintenance') return;
+  setStatus(s, 'unknown', now);
+  s.last_error = POWER_PAUSED;
+}
+
+/**
+ * `power:changed`: on battery, monitors of kinds that pause show it at once (`unknown`, POWER_PAUSED);
+ * back on mains power they are checked at once, and every other monitor's stretched next check comes back
+ * to `intervalSec` after its last start (or now, when that has passed).
+ */
+export function onPowerChanged(ctx: AppContext, onBattery: boolean): void {
+  const now = ctx.clock.now();
+  const effects = newEffects();
+  ctx.db.transaction(() => {
+    for (const row of activeMonitors(ctx.db)) {
+      const pauses = monitorKind(ctx, row.kind)?.pausedOnBattery === true;
+      const s = stateOf(row);
+      if (onBattery) {
+        if (!pauses) continue;
+        powerPause(s, now);
+      } else if (pauses) {
+        if (s.last_error !== POWER_PAUSED) continue;
+        s.next_check_at = now;
+      } else {
+        if (s.next_check_at === null || s.last_check_at === null) continue;
+        const unstretched = Math.max(now, s.last_check_at + row.interval_sec * 1000);
+        if (unstretched >= s.next_check_at) continue;
+        s.next_check_at = unstretched;
       }
       commitState(ctx, row, s, effects);
     }

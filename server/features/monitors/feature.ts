@@ -1,18 +1,20 @@
 import type { AppContext } from '../../context';
 import { registerUserCounter } from '../current-user/service';
 import { registerHistoryKind } from '../history/service';
-import type { Feature } from '../index';
+import type { Feature, FeatureHooks } from '../index';
 import { registerMaintained } from '../maintenance/coverage';
 import { registerSourceKind, type SourceSummary, sourceKind } from '../sources/registry';
 import {
   monitorNextDue,
   monitorsIdle,
   onClockGap,
+  onPowerChanged,
   runDueMonitors,
   stopMonitors,
   syncMaintenance,
 } from './engine';
 import { monitorKinds, registerMonitorKind } from './kind';
+import { pruneShots } from './kinds/browser/shots';
 import { BUILT_IN_KINDS } from './kinds/index';
 import { monitorRoutes } from './routes';
 import { pauseLostRecipients } from './service';
@@ -51,7 +53,7 @@ function registerKindSources(ctx: AppContext, kind: string): void {
   });
 }
 
-function init(ctx: AppContext): void {
+function init(ctx: AppContext, hooks: FeatureHooks): void {
   for (const k of BUILT_IN_KINDS) registerMonitorKind(ctx, k);
   ctx.due.register({
     name: 'monitor',
@@ -60,9 +62,11 @@ function init(ctx: AppContext): void {
     idle: monitorsIdle,
   });
   registerMaintained(ctx, { name: 'monitor', sync: syncMaintenance });
+  hooks.retention.register('browser-shots', pruneShots);
   registerUserCounter(ctx, 'monitorCounter', (userId) => countMonitorsOfUser(ctx.db, userId));
   ctx.bus.on('clock:gap', ({ from, to }) => onClockGap(ctx, from, to));
   ctx.bus.on('share:changed', ({ appid }) => pauseLostRecipients(ctx, appid));
+  ctx.bus.on('power:changed', ({ onBattery }) => onPowerChanged(ctx, onBattery));
 }
 
 /**

@@ -36,6 +36,14 @@ export interface MonitorKind<
    * the CRUD, pause/resume, `/test` and `check-now` routes of every kind itself.
    */
   routes?(t: RouteTable, ctx: AppContext): void;
+  /**
+   * On battery (server/lib/power.ts) this kind's checks do not run at all (browser workflows): status
+   * `unknown`, no message, no failure counted, checked again at once on mains power. Other kinds' intervals
+   * stretch by the battery factor instead.
+   */
+  readonly pausedOnBattery?: boolean;
+  /** A per-user cap of this kind within the monitors' one (§0.7: browser workflows 20): 403 `limit reached`. */
+  readonly perUser?: { max: number; things: string };
 }
 
 /** A kind of any settings and state types (the registry holds kinds of different types). */
@@ -58,6 +66,8 @@ export interface CheckIo {
   allowPrivate: boolean;
   /** True for checks of `/test` and `check-now` answers (kinds may add detail; nothing else differs). */
   test: boolean;
+  /** Whose check this is: the monitor (null for `/test`) and its owner (files a kind keeps, e.g. screenshots). */
+  owner?: { userId: number; monitorId: number | null };
 }
 
 export interface CheckOutcome<K extends object = Record<string, unknown>> {
@@ -73,6 +83,8 @@ export interface CheckOutcome<K extends object = Record<string, unknown>> {
   state?: K;
   /** A kind event besides up/down (content `changed`): title and message per §2.5, sent at `priority`. */
   event?: { event: string; title: string; message: string };
+  /** Extra `extras` keys of the down message this check causes (`service::screenshot`, §2.3). */
+  extras?: Record<string, unknown>;
 }
 
 /** The kinds of one server, keyed by path noun. Registered at feature init, per server (never module-global). */

@@ -74,6 +74,8 @@ export function createMonitor(
   const id = ctx.db.transaction(() => {
     if (countMonitorsOfUser(ctx.db, p.userId) >= MONITORS_PER_USER)
       throw errors.userCap(MONITORS_PER_USER, 'monitors');
+    if (kind.perUser && listMonitorsOfUser(ctx.db, p.userId, kind.kind).length >= kind.perUser.max)
+      throw errors.userCap(kind.perUser.max, kind.perUser.things);
     // First check at once (§2.2), unless paused.
     const id = insertMonitor(ctx.db, {
       userId: p.userId,
@@ -221,6 +223,7 @@ export async function testMonitor(
     timeoutSec: common.timeoutSec,
     allowPrivate: !ctx.config.blockPrivateTargets || p.admin,
     test: true,
+    owner: { userId: p.userId, monitorId: null },
   });
   return testAnswer(outcome);
 }
@@ -236,6 +239,7 @@ export async function checkMonitorNow(ctx: AppContext, p: Principal, kind: AnyMo
     timeoutSec: row.timeout_sec,
     allowPrivate: !ctx.config.blockPrivateTargets || p.admin,
     test: true,
+    owner: { userId: row.user_id, monitorId: row.id },
   });
   return testAnswer(outcome);
 }

@@ -57,12 +57,14 @@ export function sendSourceMessage(
   ctx: AppContext,
   src: SourceRef,
   event: string,
-  m: { title: string; message: string; priority: number; date?: number },
+  m: { title: string; message: string; priority: number; date?: number; extras?: Record<string, unknown> },
 ): number | null {
-  const extras = sourceExtras(src, event);
+  // A family's own keys (`service::screenshot`) beside `service::source`, which they cannot replace.
+  const { extras: own, ...fields } = m;
+  const extras = { ...own, ...sourceExtras(src, event) };
   // A source a window names explicitly (its channel may be uncovered) still speaks silently (§0.4).
   if (isCovered(ctx, { kind: src.kind, id: src.id, appid: src.channelId })) extras[SILENT_EXTRA] = true;
-  const input: SendInput = { ...m, extras, senderName: src.name };
+  const input: SendInput = { ...fields, extras, senderName: src.name };
   try {
     return sendMessages(ctx, src.channelId, src.name, [input])[0]!.id;
   } catch (err) {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../../context';
 import { NO_CHROMIUM, withBrowserContext } from '../../../lib/chromium';
+import { guardRequests } from '../kinds/browser/guard';
 import { timeoutText } from '../net/errors';
 import { httpRequest } from '../net/http';
-import { resolveHost } from '../net/resolve';
 
 /** How a content monitor gets its page: a static fetch parsed on the server, or Chromium's rendered DOM. */
 export type ContentRender = 'html' | 'browser';
@@ -59,7 +59,8 @@ async function staticPage(ctx: AppContext, req: PageRequest): Promise<PageResult
 async function renderPage(ctx: AppContext, req: PageRequest): Promise<PageResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let refused: string | null = null;
+  // the page's top-frame navigation refused by the private-target rule, once the context is guarded
+  let refused = (): string | null => null;
   let mainHost = '';
   try {
     mainHost = new URL(req.url).hostname;
@@ -68,17 +69,7 @@ async function renderPage(ctx: AppContext, req: PageRequest): Promise<PageResult
   }
   try {
     const result = await withBrowserContext(ctx, req.signal, async (context) => {
-      await context.route('**/*', async (route) => {
-        const url = new URL(route.request().url());
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.continue();
-        const r = await resolveHost(ctx, url.hostname, { allowPrivate: req.allowPrivate });
-        if ('error' in r) {
-          if (route.request().isNavigationRequest() && route.request().frame().parentFrame() === null)
-            refused = r.error;
-          return route.abort('addressunreachable');
-        }
-        return route.continue();
-      });
+      refused = (await guardRequests(ctx, context, req.allowPrivate)).refused;
       const page = await context.newPage();
       const response = await page.goto(req.url, { timeout: req.timeoutSec * 1000, waitUntil: 'load' });
       const html = await page.content();
@@ -88,7 +79,7 @@ async function renderPage(ctx: AppContext, req: PageRequest): Promise<PageResult
     return { ok: true, html: result.html, statusCode: result.statusCode, responseTimeMs: elapsed() };
   } catch (e) {
     const error =
-      refused ??
+      refused() ??
       (req.signal.aborted ? timeoutText(req.timeoutSec) : browserErrorText(e, mainHost, req.timeoutSec));
     return { ok: false, error, responseTimeMs: elapsed() };
   }

@@ -4,13 +4,19 @@ import { closedPort, type FakeTarget, startTarget } from '../../../../test/helpe
 import type { AppContext } from '../../../context';
 import type { ApiError } from '../../../http/errors';
 import { closeChromium, NO_CHROMIUM, SYSTEM_CHROMIUM } from '../../../lib/chromium';
+import { ManualClock } from '../../../lib/clock';
 import { memoryLogger } from '../../../lib/log';
 import type { CheckIo } from '../kind';
 import { type ContentSettings, type ContentState, contentMonitor as kind } from './content';
 
 /** The kind reads config (Chromium, private targets), the logger and the monitorNet hooks of its context. */
 function fakeCtx(config: Record<string, unknown> = {}): AppContext {
-  return { config: { blockPrivateTargets: false, ...config }, log: memoryLogger() } as unknown as AppContext;
+  return {
+    config: { blockPrivateTargets: false, ...config },
+    log: memoryLogger(),
+    clock: new ManualClock(),
+    due: { poke() {} },
+  } as unknown as AppContext;
 }
 
 const ctx = fakeCtx();

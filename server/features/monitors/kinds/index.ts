@@ -1,4 +1,5 @@
 import type { AnyMonitorKind } from '../kind';
+import { browserWorkflow } from './browser-workflow';
 import { contentMonitor } from './content';
 import { httpMonitor } from './http';
 import { portMonitor } from './port';
@@ -15,4 +16,5 @@ export const BUILT_IN_KINDS: AnyMonitorKind[] = [
   portMonitor,
   workflowMonitor,
   contentMonitor,
+  browserWorkflow,
 ];

@@ -1,0 +1,205 @@
+/**
+ * Browser workflows (issue 13, "Speed"; runs with `npm run bench -- scans`):
+ * - check time: a three-step workflow (goto a loopback page, fill an input, expectText) checked through
+ *   `POST /browser-workflow/{id}/check-now` of a Belfry running in this process (real clock, the real
+ *   Chromium), with a warm browser (3 checks first). Target: ≤ 1.5 s per check (p95 of 20 checks).
+ * - memory: the resident memory of the browser's process tree (the Chromium descendants of this process,
+ *   VmRSS summed from /proc/{pid}/status, and PSS from smaps_rollup, which splits shared pages) before the first check, at its peak during the checks (sampled every
+ *   50 ms), right after them (warm, idle), and after the one-minute idle close (real time: up to 150 s).
+ * Skipped (figures say why) when no Chromium is installed.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../server/config';
+import { createServer } from '../../server/index';
+import { chromiumExecutable, chromiumStats } from '../../server/lib/chromium';
+import { httpCall, percentile, quietLog, type Result, round, sleep } from './lib';
+
+const CHECKS = Number(process.env.BENCH_BROWSER_CHECKS ?? 20);
+const WARMUP = 3;
+const IDLE_WAIT_MS = 150_000;
+
+/** Every descendant of `root` (children, grandchildren, …), from /proc/{pid}/stat's ppid field. */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parent.set(Number(name), ppid);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, p] of parent) {
+      if (p === pid) {
+        out.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** The Chromium processes among this process's descendants (browser, GPU, renderers, utilities). */
+function chromiumTree(): number[] {
+  return descendants(process.pid).filter((pid) => {
+    try {
+      return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Summed over the Chromium tree, MiB: VmRSS (shared pages counted in every process) and PSS (shared split). */
+function browserTreeMemory(): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of chromiumTree()) {
+    try {
+      rss += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return { rss: round(rss / 1024, 1), pss: round(pss / 1024, 1) };
+}
+
+export async function run(): Promise<Result> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'belfry-bench-browser-'));
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'error',
+      adminEmail: 'bench@example.com',
+      adminPassword: 'bench-password-123',
+      bcryptRounds: 4,
+    },
+  });
+  const server = await createServer(config, { log: quietLog });
+  if (!chromiumExecutable(server.ctx)) {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    return { skipped: 'no Chromium installed (set BELFRY_CHROMIUM_PATH)' };
+  }
+  const site = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(
+      '<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1>' +
+        '<input id="q"><p id="out"></p>' +
+        '<script>q.addEventListener("input", () => { out.textContent = "searching " + q.value })</script>' +
+        '</body></html>',
+    );
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  const sitePort = (site.address() as AddressInfo).port;
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const { port } = await server.start();
+    const basic = `Basic ${Buffer.from('bench@example.com:bench-password-123').toString('base64')}`;
+    const device = JSON.parse(
+      (
+        await httpCall(agent, port, 'POST', '/client', JSON.stringify({ name: 'bench' }), {
+          Authorization: basic,
+        })
+      ).body,
+    ) as { token: string };
+    const auth = { 'X-Service-Key': device.token };
+    const channel = JSON.parse(
+      (await httpCall(agent, port, 'POST', '/application', JSON.stringify({ name: 'bench' }), auth)).body,
+    ) as { id: number };
+    const workflow = JSON.parse(
+      (
+        await httpCall(
+          agent,
+          port,
+          'POST',
+          '/browser-workflow',
+          JSON.stringify({
+            appid: channel.id,
+            name: 'three steps',
+            paused: true,
+            steps: [
+              { action: 'goto', url: `http://127.0.0.1:${sitePort}/` },
+              { action: 'fill', selector: '#q', value: 'lamp' },
+              { action: 'expectText', selector: '#out', value: 'searching lamp' },
+            ],
+          }),
+          auth,
+        )
+      ).body,
+    ) as { id: number };
+
+    const before = browserTreeMemory();
+    const peak = { ...before };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const m = browserTreeMemory();
+        peak.rss = Math.max(peak.rss, m.rss);
+        peak.pss = Math.max(peak.pss, m.pss);
+        await sleep(50);
+      }
+    })();
+    const check = async () => {
+      const t0 = performance.now();
+      const r = await httpCall(agent, port, 'POST', `/browser-workflow/${workflow.id}/check-now`, '{}', auth);
+      const ms = performance.now() - t0;
+      const body = JSON.parse(r.body) as { ok: boolean; error?: string; responseTimeMs: number };
+      if (!body.ok) throw new Error(`check failed: ${body.error}`);
+      return { wall: ms, engine: body.responseTimeMs };
+    };
+    const coldStart = await check();
+    for (let i = 1; i < WARMUP; i++) await check();
+    const wall: number[] = [];
+    const engine: number[] = [];
+    for (let i = 0; i < CHECKS; i++) {
+      const r = await check();
+      wall.push(r.wall);
+      engine.push(r.engine);
+    }
+    sampling = false;
+    await sampler;
+    const warmIdle = browserTreeMemory();
+    const idleStart = performance.now();
+    while (chromiumStats(server.ctx).running && performance.now() - idleStart < IDLE_WAIT_MS)
+      await sleep(500);
+    await sleep(500); // the process tree exits after the close
+    const closedAfter = (performance.now() - idleStart) / 1000;
+    const after = browserTreeMemory();
+    return {
+      [`check-now, 3 steps, warm browser: p50 over ${CHECKS} checks (ms)`]: round(percentile(wall, 50)),
+      [`check-now, 3 steps, warm browser: p95 over ${CHECKS} checks (ms, target ≤ 1500)`]: round(
+        percentile(wall, 95),
+      ),
+      'check-now, 3 steps, warm browser: max (ms)': round(Math.max(...wall)),
+      'the check itself (responseTimeMs) p50 (ms)': round(percentile(engine, 50)),
+      'first check, browser launched (ms)': round(coldStart.wall),
+      'browser RSS / PSS before the first check (MiB)': `${before.rss} / ${before.pss}`,
+      'browser RSS / PSS peak during the checks (MiB)': `${peak.rss} / ${peak.pss}`,
+      'browser RSS / PSS right after the checks, warm and idle (MiB)': `${warmIdle.rss} / ${warmIdle.pss}`,
+      'browser closed after idle (s)': round(closedAfter, 0),
+      'browser RSS after the idle close (MiB)': after.rss,
+      'browser processes after the idle close': chromiumTree().length,
+      'browser launches': chromiumStats(server.ctx).launches,
+    };
+  } finally {
+    agent.destroy();
+    await new Promise<void>((r) => site.close(() => r()));
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
