@@ -1,5 +1,7 @@
 /** Wire shapes of the API (spec + docs/api.md). */
 
+import type { PresentedDelivery } from '../../../server/delivery/outbox/present';
+
 export interface Paging {
   size: number;
   limit: number;
@@ -52,24 +54,8 @@ export interface Channel {
 /** `deliveryConfig`: one settings object per adapter (`email`, `webhook`, …), secrets as "********". */
 export type DeliveryConfig = Record<string, Record<string, unknown>>;
 
-/** An outbox entry (`GET /application/{id}/deliveries`, docs/api.md "Delivery (re-delivery until read)"). */
-export interface DeliveryEntry {
-  id: number;
-  messageId: number | null;
-  appid: number;
-  adapter: string;
-  kind: 'redelivery' | 'digest' | 'test' | 'callback';
-  status: 'queued' | 'sending' | 'sent' | 'failed' | 'cancelled';
-  attempts: number;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  heldUntil: string | null;
-  lastAttemptAt: string | null;
-  lastError: string | null;
-  sentAt: string | null;
-  /** Why a cancelled entry stopped: `read`, `deleted`, `config`, `digest`. */
-  cancelReason?: string | null;
-}
+/** An outbox entry (`GET /application/{id}/deliveries`): the server's own type (type-only import). */
+export type DeliveryEntry = PresentedDelivery;
 
 export interface DeliveryPage {
   paging: Paging;

@@ -12,7 +12,8 @@ const LIMIT_MAX = 200;
 /** While the log is open it asks again this often (and at once when a message arrives in the channel). */
 export const REFRESH_MS = 5_000;
 
-const STATUSES: DeliveryEntry['status'][] = ['queued', 'sending', 'sent', 'failed', 'cancelled'];
+/** The outbox's states (docs/api.md "Delivery (re-delivery until read)"), for the filter. */
+const STATUSES = ['queued', 'sending', 'sent', 'failed', 'cancelled'];
 
 const CANCEL_TEXT: Record<string, string> = {
   read: 'read',
@@ -20,7 +21,7 @@ const CANCEL_TEXT: Record<string, string> = {
   config: 'method removed or turned off',
   digest: 'sent in the digest',
 };
-const KIND_TEXT: Record<DeliveryEntry['kind'], string> = {
+const KIND_TEXT: Record<string, string> = {
   redelivery: 'message',
   digest: 'digest',
   test: 'test',
