@@ -262,12 +262,47 @@ describe.skipIf(!hasChromium)('re-delivery settings and log in Chromium', () => 
       expect(res.body).toEqual({ results: { webhook: { ok: true } } });
     }
     await log().getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => logRows().first().textContent()).toMatch(/test.*sent/);
-    expect(await logRows().count()).toBe(20);
+    // The first page: 20 of the 24 entries, newest first.
+    await expect.poll(() => logRows().count()).toBe(20);
+    expect(await logRows().allTextContents()).toEqual(Array(20).fill(expect.stringMatching(/test.*sent/)));
     await log().getByRole('button', { name: 'Load older deliveries' }).click();
     // 2 UI tests + 20 API tests + the 2 messages queued above.
     await expect.poll(() => logRows().count()).toBe(24);
     expect(await log().getByRole('button', { name: 'Load older deliveries' }).count()).toBe(0);
+  });
+
+  it('shows a re-delivery held for quiet hours, sent once quiet hours are turned off in Account', async () => {
+    // Quiet from 11:00 to 14:00 UTC every day; the clock is at about 12:01 UTC.
+    const qh = await t.request('PUT', '/current/user/quiet-hours', {
+      token: setup,
+      json: { enabled: true, timezone: 'UTC', start: '11:00', end: '14:00', days: [1, 2, 3, 4, 5, 6, 7] },
+    });
+    expect(qh.status).toBe(200);
+    const report = await sendMessage(t, ops.token, { title: 'Nightly report', message: 'ok', priority: 5 });
+    const row = logRows().filter({ hasText: `#${report.id}` });
+    await expect.poll(() => rowText(row)).toMatch(/queued/);
+    // Due (the delay is 120 s now) inside the quiet window and below its let-through priority: held.
+    t.clock.advance(121_000);
+    await t.server.scheduler.tick();
+    await expect.poll(() => rowText(row), { timeout: 15_000 }).toMatch(/queued.*held for quiet hours until/);
+    expect(hooks().filter((r) => r.body.includes('Nightly report'))).toHaveLength(0);
+
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Quiet hours' });
+    expect(await form.textContent()).toContain(
+      'their re-deliveries (email, SMS, Slack, … set up under Channels) wait',
+    );
+    expect(await form.textContent()).toContain('one digest per channel and method');
+    await form.getByLabel('Keep notifications quiet at night').uncheck();
+    await form.getByRole('button', { name: 'Save quiet hours' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Saved.');
+    // Released at once: the next scheduler turn sends it.
+    await t.server.scheduler.tick();
+    await expect.poll(() => hooks().filter((r) => r.body.includes('Nightly report')).length).toBe(1);
+
+    await page.getByRole('link', { name: 'Channels', exact: true }).click();
+    await openChannel(page, 'Ops');
+    await expect.poll(() => rowText(logRows().filter({ hasText: `#${report.id}` }))).toMatch(/message.*sent/);
   });
 
   it('works at phone size in the dark theme, with no axe findings', async () => {
