@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../lib/log';
 import type { JournalEntry } from './database';
 import {
@@ -250,6 +250,50 @@ describe('JournalWriter', () => {
     expect(scan.records.map((r) => decodePayload(r.payload)[0]![1])).toEqual(
       Array.from({ length: 200 }, (_, i) => [i]),
     );
+  });
+
+  it('writes relaxed records alone only after their window, and at once with a required record', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'belfry-journal-'));
+    const { counts, openFile } = countingOpener();
+    const w = await JournalWriter.create({ dir, log: memoryLogger(), openFile, relaxedFlushMs: 60_000 }, 1);
+    const base = counts.syncs;
+    // A train of relaxed records (background bookkeeping) causes no fdatasync of its own...
+    for (let i = 0; i < 50; i++) {
+      w.append(encodeRecord([['INSERT INTO t VALUES (?)', [i]]]), true);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(counts.syncs - base).toBe(0);
+    expect(w.hasUnsynced()).toBe(false);
+    // ...a required record takes them all along in one batch, in order.
+    w.append(encodeRecord([['INSERT INTO t VALUES (?)', ['required']]]));
+    await w.sync();
+    expect(counts.syncs - base).toBe(1);
+    // Alone again, a relaxed record goes out once its window has passed (the timer driven by hand).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const short = await JournalWriter.append(
+      { dir, log: memoryLogger(), openFile, relaxedFlushMs: 60_000 },
+      1,
+      (await stat(join(dir, journalFileName(1)))).size,
+    );
+    await w.close();
+    const before = counts.syncs;
+    try {
+      short.append(encodeRecord([['INSERT INTO t VALUES (?)', ['late']]]), true);
+      vi.advanceTimersByTime(59_999);
+      await new Promise((r) => setImmediate(r));
+      expect(counts.syncs).toBe(before);
+      vi.advanceTimersByTime(1);
+    } finally {
+      vi.useRealTimers();
+    }
+    await vi.waitFor(() => expect(counts.syncs).toBe(before + 1));
+    await short.close();
+    const scan = scanJournal(await readFile(join(dir, journalFileName(1))));
+    expect(scan.records.map((r) => decodePayload(r.payload)[0]![1])).toEqual([
+      ...Array.from({ length: 50 }, (_, i) => [i]),
+      ['required'],
+      ['late'],
+    ]);
   });
 
   it('rejects waiters, logs and stays failed after an fsync error', async () => {

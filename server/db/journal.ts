@@ -524,7 +524,17 @@ export interface JournalWriterOptions {
   windowMs?: number;
   /** Called once, on the first write or fsync failure. */
   onFailure?: (err: Error) => void;
+  /**
+   * How long relaxed records may wait for a batch of their own (default RELAXED_FLUSH_MS). They go out at
+   * once with any required record; alone they start a batch only after this, so background bookkeeping
+   * (search-index batches, delivery outbox marks) costs one fdatasync per window instead of one per commit,
+   * and a request's fdatasync never queues behind a train of them.
+   */
+  relaxedFlushMs?: number;
 }
+
+/** Default wait of relaxed-only records before they are written and fdatasync'd on their own. */
+export const RELAXED_FLUSH_MS = 100;
 
 /**
  * Appends records to the current generation's file. One loop writes a batch, fdatasyncs it, then
@@ -545,6 +555,12 @@ export class JournalWriter {
   private failure: Error | null = null;
   private closed = false;
   private idle: Deferred | null = null;
+  /** Armed while only relaxed records wait: starts their batch after relaxedFlushMs. */
+  private relaxedTimer: NodeJS.Timeout | null = null;
+  /** The relaxed records' window has passed: the next batch goes even without a required record. */
+  private relaxedDue = false;
+  /** The last record taken into a batch. */
+  private takenSeq = 0;
   /** Size of the current file up to its last fdatasync'd batch. */
   private durableEnd = 0;
   private cutFailed = false;
@@ -607,7 +623,18 @@ export class JournalWriter {
     if (!relaxed) this.requiredSeq = seq;
     if (this.failure) return;
     this.queue.push({ kind: 'record', bytes: record, seq });
-    this.kick();
+    if (relaxed && !this.closed) this.kickLater();
+    else this.kick();
+  }
+
+  /** Relaxed records alone: a batch after relaxedFlushMs, unless a required record or a rotation comes first. */
+  private kickLater(): void {
+    if (this.running || this.scheduled || this.failure || this.relaxedTimer) return;
+    this.relaxedTimer = setTimeout(() => {
+      this.relaxedTimer = null;
+      this.relaxedDue = true;
+      this.kick();
+    }, this.opts.relaxedFlushMs ?? RELAXED_FLUSH_MS);
   }
 
   /**
@@ -650,6 +677,7 @@ export class JournalWriter {
   /** Waits for the queue to drain (or fail), then closes the file. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    this.kick(); // relaxed records waiting for their window go now
     while (this.running || this.scheduled || (this.queue.length > 0 && !this.failure)) {
       this.idle ??= deferred();
       await this.idle.promise;
@@ -660,7 +688,11 @@ export class JournalWriter {
   }
 
   private kick(): void {
-    if (this.running || this.scheduled || this.failure) return;
+    if (this.relaxedTimer) {
+      clearTimeout(this.relaxedTimer);
+      this.relaxedTimer = null;
+    }
+    if (this.running || this.scheduled || this.failure || this.queue.length === 0) return;
     this.scheduled = true;
     // A microtask, not now: transactions committed in the same tick join the first batch.
     queueMicrotask(() => {
@@ -681,6 +713,8 @@ export class JournalWriter {
           head.done.resolve();
           continue;
         }
+        // Only relaxed records left and their window not over: they wait (kickLater in finally).
+        if (!this.mustWrite()) break;
         if (this.opts.windowMs && this.opts.windowMs > 0) await sleep(this.opts.windowMs);
         const batch: Buffer[] = [];
         let last = 0;
@@ -689,6 +723,8 @@ export class JournalWriter {
           batch.push(item.bytes);
           last = item.seq;
         }
+        this.takenSeq = last;
+        this.relaxedDue = false;
         const data = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
         const file = this.file;
         if (!file) throw new Error('journal file is not open');
@@ -704,13 +740,25 @@ export class JournalWriter {
       await this.fail(err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.running = false;
-      if (this.queue.length > 0 && !this.failure) this.kick();
-      else if (this.idle) {
+      if (this.queue.length > 0 && !this.failure) {
+        if (this.mustWrite()) this.kick();
+        else this.kickLater();
+      } else if (this.idle) {
         const idle = this.idle;
         this.idle = null;
         idle.resolve();
       }
     }
+  }
+
+  /** Whether the queued records must be written now: a required one, a rotation, closing, or their window passed. */
+  private mustWrite(): boolean {
+    return (
+      this.requiredSeq > this.takenSeq ||
+      this.relaxedDue ||
+      this.closed ||
+      this.queue.some((i) => i.kind === 'rotate')
+    );
   }
 
   private settle(): void {

@@ -1,4 +1,6 @@
 import type { Feature } from '../../features/index';
+import { closeEmailTransport } from '../adapters/email';
+import { closeDeliveryAgents } from '../http';
 import { deliveryRoutes } from './routes';
 import {
   deliveriesIdle,
@@ -23,5 +25,9 @@ export const deliveryFeature: Feature = {
     });
   },
   routes: deliveryRoutes,
-  stop: stopOutbox,
+  stop: async (ctx) => {
+    await stopOutbox(ctx);
+    closeDeliveryAgents(ctx);
+    closeEmailTransport(ctx);
+  },
 };

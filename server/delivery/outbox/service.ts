@@ -269,7 +269,10 @@ function flushResults(ctx: AppContext): void {
   const changed: { row: DeliveryRow; status: DeliveryStatus }[] = [];
   let earliest: number | null = null;
   try {
-    ctx.db.transaction(() => {
+    // Relaxed (journaled, nobody waits for its fsync): a result lost in a crash leaves the row `sending`,
+    // which start-up queues again — a re-send, never a loss — and a drain's train of result commits no
+    // longer puts an fdatasync of its own in front of every POST /message (redelivery bench).
+    ctx.db.relaxed(() => {
       for (const { outcome: o } of batch) {
         const row = findDelivery(ctx.db, o.id);
         if (row?.status !== 'sending') continue;
@@ -495,7 +498,8 @@ export async function runDueDeliveries(ctx: AppContext, now: number): Promise<vo
     if (rows.length === 0) return;
     const cache = new ClaimCache(ctx);
     const changed: DeliveryRow[] = [];
-    const jobs = ctx.db.transaction(() => {
+    // Relaxed like the results: a claim lost in a crash leaves the row `queued` (sent again after start).
+    const jobs = ctx.db.relaxed(() => {
       const out: Job[] = [];
       for (const row of rows) {
         // A digest earlier in this batch may have folded this row already.
