@@ -1,5 +1,7 @@
 /** Wire shapes of the API (spec + docs/api.md). */
 
+import type { PresentedDelivery } from '../../../server/delivery/outbox/present';
+
 export interface Paging {
   size: number;
   limit: number;
@@ -45,6 +47,24 @@ export interface Channel {
   hbAlertingInfo?: number;
   hbPending?: number;
   hbStatus?: 'none' | 'ok' | 'degraded' | 'alerting' | 'pending';
+  /** Re-delivery settings, secrets masked; only for the owner (docs/api.md "deliveryConfig"). */
+  deliveryConfig?: DeliveryConfig;
+}
+
+/** `deliveryConfig`: one settings object per adapter (`email`, `webhook`, …), secrets as "********". */
+export type DeliveryConfig = Record<string, Record<string, unknown>>;
+
+/** An outbox entry (`GET /application/{id}/deliveries`): the server's own type (type-only import). */
+export type DeliveryEntry = PresentedDelivery;
+
+export interface DeliveryPage {
+  paging: Paging;
+  deliveries: DeliveryEntry[];
+}
+
+/** `POST /application/{id}/delivery/test` → one result per adapter tried. */
+export interface DeliveryTestAnswer {
+  results: Record<string, { ok: boolean; error?: string }>;
 }
 
 export interface ChannelKey {

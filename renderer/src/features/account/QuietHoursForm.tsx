@@ -29,6 +29,12 @@ export function QuietHoursForm() {
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="qh-title">
       <h2 id="qh-title">Quiet hours</h2>
+      <p className="hint">
+        During quiet hours, messages below the let-through priority still arrive in the inbox, but without a
+        desktop notification, and their re-deliveries (email, SMS, Slack, … set up under Channels) wait until
+        the quiet time ends; then whatever is still unread is sent. Turning quiet hours off sends what is
+        waiting at once.
+      </p>
       <ErrorText error={load.error} />
       {qh ? (
         <>
@@ -107,6 +113,10 @@ export function QuietHoursForm() {
             <input type="checkbox" checked={qh.digest} onChange={(e) => set({ digest: e.target.checked })} />{' '}
             Send a summary of held messages when quiet hours end
           </label>
+          <small className="hint">
+            With the summary, the held re-deliveries are replaced by one digest per channel and method, and
+            one summary message in your Belfry channel lists everything held.
+          </small>
           <ErrorText error={act.error} />
           <div className="actions">
             <button type="submit" className="primary" disabled={act.busy}>

@@ -3,6 +3,7 @@ import { api, del, get, post } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useSignals } from '../../app/live';
 import { ErrorText, PriorityBadge, useAction } from '../../components/ui';
+import { Delivery, DeliveryJump } from '../delivery/Delivery';
 import { HealthDot } from '../heartbeats/HealthDot';
 import { ChannelForm } from './ChannelForm';
 import { Keys, ShownOnce } from './Keys';
@@ -143,6 +144,7 @@ export function Channels() {
               </div>
             ) : (
               <>
+                <DeliveryJump channel={current} />
                 <ChannelForm channel={current} channels={channels} onSaved={() => void reload()} />
                 <fieldset className="card stack">
                   <legend>Logo</legend>
@@ -171,6 +173,7 @@ export function Channels() {
                 </fieldset>
                 <Keys channel={current} />
                 <Webhooks channel={current} />
+                <Delivery channel={current} onSaved={() => void reload()} />
               </>
             )}
             {!current.internal && (!current.shared || current.canShare) ? <Shares channel={current} /> : null}
@@ -182,7 +185,9 @@ export function Channels() {
             ) : null}
           </div>
         ) : (
-          <p className="hint">Select a channel to edit it, manage its keys, shares and webhooks.</p>
+          <p className="hint">
+            Select a channel to edit it, manage its keys, shares, webhooks and re-delivery.
+          </p>
         )}
       </section>
     </div>

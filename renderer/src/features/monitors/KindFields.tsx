@@ -30,11 +30,14 @@ export function PairsEditor({
   rows,
   onChange,
   namePlaceholder,
+  allSecret = false,
 }: {
   label: string;
   rows: Pair[];
   onChange: (rows: Pair[]) => void;
   namePlaceholder: string;
+  /** Every value is a secret (a delivery webhook's headers), not only those of secret-looking names. */
+  allSecret?: boolean;
 }) {
   const set = (i: number, patch: Partial<Pair>) =>
     onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
@@ -56,7 +59,7 @@ export function PairsEditor({
             placeholder="value"
             className="mono grow"
             value={r.value}
-            type={isSecretName(r.name) ? 'password' : 'text'}
+            type={allSecret || isSecretName(r.name) ? 'password' : 'text'}
             onChange={(e) => set(i, { value: e.target.value })}
             autoComplete="off"
           />
