@@ -59,7 +59,7 @@ export function isoDate(item: DeliveryItem): string {
 
 /** A Markdown link `[label](url)` whose label cannot close or format it (Discord, Mattermost, Teams). */
 export function markdownLink(label: string, url: string): string {
-  return `[${label.replace(/[\\[\]*_~`|>]/g, '\\$&')}](${url.replace(/[()]/g, encodeURIComponent)})`;
+  return `[${label.replace(/[\\[\]*_~`|>]/g, '\\$&')}](${url.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
 }
 
 /** The extras key of a question's message (wire rules §7.1). */
