@@ -72,7 +72,9 @@ describe('questionParts (answer buttons of a delivered question)', () => {
       perOption: false,
       lines: ['Answer with JSON', 'Answer by 2026-01-15 12:59 UTC'],
     });
-    expect(questionParts(questionItem({ type: 'text', options: [] }), NOW)!.lines[0]).toBe('Answer with text');
+    expect(questionParts(questionItem({ type: 'text', options: [] }), NOW)!.lines[0]).toBe(
+      'Answer with text',
+    );
   });
 
   it('once expiresAt has passed at send time: no buttons and "Closed at"', () => {
