@@ -42,6 +42,20 @@ describe('questionParts (answer buttons of a delivered question)', () => {
       });
   });
 
+  it('a public URL with a path: the answer links under that path are this server’s own, those beside it not', () => {
+    const base = 'https://example.test/belfry';
+    const own = (o: string) => answerLink(o).replace('https://belfry.example.test', base);
+    const links = (at: (o: string) => string) => ({ yes: at('yes'), no: at('no'), later: at('later') });
+    const item = (at: (o: string) => string) =>
+      questionItem(
+        { links: links(at) },
+        { links: { message: `${base}/inbox?channel=7#message-42`, read: null } },
+      );
+    expect(questionParts(item(own), NOW)!.buttons.map((b) => b.url)).toEqual(Object.values(links(own)));
+    const beside = (o: string) => own(o).replace('/belfry/', '/');
+    expect(questionParts(item(beside), NOW)!.perOption).toBe(false);
+  });
+
   it('when the service cannot carry every option link: one "Answer in Belfry" (never some options only)', () => {
     const seen: number[] = [];
     const parts = questionParts(questionItem(), NOW, (b) => {

@@ -102,8 +102,8 @@ function deadlineOf(v: unknown): number | null {
 
 /**
  * The question a delivered message carries in `extras["service::question"]`, or null. Per-option links
- * are used only when each is this server's own `{publicUrl}/a/answer?token=…` (same origin as the
- * message link), so extras a sender wrote by hand cannot put foreign links behind answer buttons.
+ * are used only when each is this server's own `{publicUrl}/a/answer?token=…` (the public URL the
+ * message link starts with), so extras a sender wrote by hand cannot put foreign links behind answer buttons.
  * `now` (the send time) closes the question once `expiresAt` has passed; `fits` is the service's limit
  * on the per-option buttons (all or none: a reader never sees some options only).
  */
@@ -126,9 +126,14 @@ export function questionParts(
   let choices: AnswerButton[] = [];
   if (type === 'choice' && options.length > 0) {
     const links = (typeof q.links === 'object' && q.links !== null ? q.links : {}) as Record<string, unknown>;
-    const prefix = `${new URL(item.links.message).origin}/a/answer?token=`;
+    const at = item.links.message.indexOf('/inbox?');
+    const prefix = at > 0 ? `${item.links.message.slice(0, at)}/a/answer?token=` : null;
     const valid = (u: unknown): u is string =>
-      typeof u === 'string' && u.startsWith(prefix) && u.length <= ANSWER_URL_MAX && !/\s/.test(u);
+      typeof u === 'string' &&
+      prefix !== null &&
+      u.startsWith(prefix) &&
+      u.length <= ANSWER_URL_MAX &&
+      !/\s/.test(u);
     if (options.every((o) => Object.hasOwn(links, o) && valid(links[o])))
       choices = options.map((o) => ({
         label: cut(o, QUESTION_LABEL_MAX),
