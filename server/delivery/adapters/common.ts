@@ -62,6 +62,11 @@ export function markdownLink(label: string, url: string): string {
   return `[${label.replace(/[\\[\]*_~`|>]/g, '\\$&')}](${url.replace(/\(/g, '%28').replace(/\)/g, '%29')})`;
 }
 
+/** Answer buttons as Markdown links `[yes](…) · [no](…)` (services without link buttons). */
+export function markdownLinks(buttons: readonly AnswerButton[]): string {
+  return buttons.map((b) => markdownLink(b.label, b.url)).join(' · ');
+}
+
 /** The extras key of a question's message (wire rules §7.1). */
 export const QUESTION_EXTRA = 'service::question';
 const QUESTION_TYPES = ['choice', 'multi', 'form', 'text'] as const;

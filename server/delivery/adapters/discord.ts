@@ -1,14 +1,10 @@
 import type { DeliveryAdapter, DeliveryItem } from '../adapter';
 import { deliveryPost } from '../http';
-import { type AnswerButton, cut, isoDate, markdownLink, questionParts, webhookUrlSchema } from './common';
+import { cut, isoDate, markdownLinks, questionParts, webhookUrlSchema } from './common';
 
 /** Embed description limit, and the part of it a question's answer links may take (the rest: the message). */
 const DISCORD_DESCRIPTION_MAX = 4096;
 export const DISCORD_ANSWERS_MAX = 3000;
-
-function answerLinks(buttons: AnswerButton[]): string {
-  return buttons.map((b) => markdownLink(b.label, b.url)).join(' · ');
-}
 
 const RED = 0xe74c3c;
 const ORANGE = 0xe67e22;
@@ -21,9 +17,9 @@ const GREY = 0x95a5a6;
  * options/deadline.
  */
 export function discordBody(item: DeliveryItem, now?: number): Record<string, unknown> {
-  const q = questionParts(item, now, (b) => answerLinks(b).length <= DISCORD_ANSWERS_MAX);
+  const q = questionParts(item, now, (b) => markdownLinks(b).length <= DISCORD_ANSWERS_MAX);
   const answers = q
-    ? [q.buttons.length ? answerLinks(q.buttons) : '', ...q.lines].filter((l) => l !== '')
+    ? [q.buttons.length ? markdownLinks(q.buttons) : '', ...q.lines].filter((l) => l !== '')
     : [];
   const question = answers.length ? `\n\n${answers.join('\n')}` : '';
   const read = item.links.read ? `\n[Mark as read](${item.links.read})` : '';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DeliveryAdapter, DeliveryItem } from '../adapter';
 import { deliveryPost } from '../http';
-import { commonFields, httpsUrl, itemLinks, markdownLink, questionParts } from './common';
+import { commonFields, httpsUrl, itemLinks, markdownLinks, questionParts } from './common';
 
 /**
  * §6.2 mattermost: Markdown text with the links; `channel` and `username` when configured. A question
@@ -15,12 +15,7 @@ export function mattermostBody(
 ): Record<string, unknown> {
   const q = questionParts(item, now);
   const question = q
-    ? [
-        q.buttons.length
-          ? `**Answer:** ${q.buttons.map((b) => markdownLink(b.label, b.url)).join(' · ')}`
-          : '',
-        ...q.lines,
-      ].filter((l) => l !== '')
+    ? [q.buttons.length ? `**Answer:** ${markdownLinks(q.buttons)}` : '', ...q.lines].filter((l) => l !== '')
     : [];
   const links = itemLinks(item)
     .map((l) => `[${l.label}](${l.url})`)

@@ -1,6 +1,6 @@
 import type { DeliveryAdapter, DeliveryItem } from '../adapter';
 import { deliveryPost } from '../http';
-import { itemLinks, markdownLink, questionParts, webhookUrlSchema } from './common';
+import { itemLinks, markdownLinks, questionParts, webhookUrlSchema } from './common';
 
 /** Teams shows at most 6 actions of a set (more go to an overflow menu): answers are split into sets of 6. */
 export const TEAMS_ACTIONS_PER_SET = 6;
@@ -70,9 +70,7 @@ export function adaptiveCard(item: DeliveryItem, now?: number): Record<string, u
  */
 export function messageCard(item: DeliveryItem, now?: number): Record<string, unknown> {
   const q = questionParts(item, now);
-  const answers = q
-    ? [q.buttons.map((b) => markdownLink(b.label, b.url)).join(' · '), ...q.lines].filter((l) => l !== '')
-    : [];
+  const answers = q ? [markdownLinks(q.buttons), ...q.lines].filter((l) => l !== '') : [];
   return {
     '@type': 'MessageCard',
     '@context': 'https://schema.org/extensions',
