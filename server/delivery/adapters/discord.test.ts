@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeHttpErrorClasses, sampleItem, testIo } from '../../../test/helpers/delivery-io';
+import { answerLink, questionItem } from '../../../test/helpers/delivery-question';
 import { type FakeHttp, startFakeHttp } from '../../../test/helpers/fake-http';
-import { discordAdapter } from './discord';
+import { DISCORD_ANSWERS_MAX, discordAdapter } from './discord';
 
 const PATH = '/api/webhooks/1234567890/discordWebhookTokenSecret';
 
@@ -55,6 +56,31 @@ describe('discord adapter', () => {
     expect([...long.description].length).toBeLessThanOrEqual(4096);
     expect(long.description).toMatch(
       /\[Mark as read\]\(https:\/\/belfry\.example\.test\/m\/read\?token=signed\.read\.token\)$/,
+    );
+  });
+
+  const embedOf = async (item: ReturnType<typeof questionItem>) => {
+    await discordAdapter.send(testIo(), { webhookUrl: `${fake.url}${PATH}` }, item);
+    return (fake.requests.at(-1)!.json() as { embeds: { description: string; title: string }[] }).embeds[0]!;
+  };
+
+  it('a choice question: Markdown answer links (webhooks cannot send buttons) and the deadline before Mark as read', async () => {
+    const item = questionItem({ options: ['yes', '[no]'] });
+    const embed = await embedOf(item);
+    expect(embed.description).toBe(
+      `Restart db-07 now?\n\n[yes](${answerLink('yes')}) · [\\[no\\]](${answerLink('[no]')})\n` +
+        `Answer by 2026-01-15 12:59 UTC\n[Mark as read](${item.links.read})`,
+    );
+  });
+
+  it(`answer links over ${DISCORD_ANSWERS_MAX} characters: one "Answer in Belfry" link and the options; description ≤ 4096`, async () => {
+    const options = Array.from({ length: 10 }, (_, i) => `${i}${'x'.repeat(99)}`);
+    const item = questionItem({ options }, { message: 'm'.repeat(5000) });
+    const embed = await embedOf(item);
+    expect([...embed.description].length).toBeLessThanOrEqual(4096);
+    expect(embed.description).not.toContain('/a/answer');
+    expect(embed.description).toMatch(
+      /m…\n\n\[Answer in Belfry\]\(https:\/\/belfry\.example\.test\/inbox\?channel=7#message-42\)\nOptions: 0x{99} · 1x{99}.* · 9x{99}\nAnswer by 2026-01-15 12:59 UTC\n\[Mark as read\]/,
     );
   });
 

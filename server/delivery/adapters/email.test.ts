@@ -1,8 +1,9 @@
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, sampleItem, sendError, testIo } from '../../../test/helpers/delivery-io';
+import { answerLink, questionItem } from '../../../test/helpers/delivery-question';
 import { type FakeSmtp, startSmtp } from '../../../test/helpers/fake-smtp';
-import { closeEmailTransport, emailAdapter, NO_SMTP } from './email';
+import { closeEmailTransport, emailAdapter, emailContent, NO_SMTP } from './email';
 
 const CONFIG = { to: ['ops@example.test', 'oncall@example.test'] };
 
@@ -30,6 +31,62 @@ describe('email adapter (nodemailer)', () => {
     expect(data).toContain(`Mark as read: ${item.links.read}`);
     expect(data).toContain('Content-Type: text/html');
     expect(data).not.toMatch(/^X-Priority:/m);
+  });
+
+  it('a choice question: HTML answer buttons (the default one filled) and "Answer {option}: {link}" text lines with the deadline', async () => {
+    const io = testIo({ smtpUrl: smtp.url });
+    const item = questionItem({ options: ['yes', 'no & <maybe>'] });
+    await emailAdapter.send(io, CONFIG, item);
+    closeEmailTransport(io.ctx);
+    // The sent mail, quoted-printable decoded: both parts carry the answer links.
+    const data = smtp.mails
+      .at(-1)!
+      .data.replace(/=\r\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+    expect(data).toContain(`Answer "yes": ${answerLink('yes')}`);
+    expect(data).toContain(`href="${answerLink('yes')}"`);
+
+    const { subject, text, html } = emailContent(item, Date.UTC(2026, 0, 15, 12));
+    expect(subject).toBe('[Infra] Question');
+    expect(text).toBe(
+      [
+        'Restart db-07 now?',
+        '',
+        `Answer "yes": ${answerLink('yes')}`,
+        `Answer "no & <maybe>": ${answerLink('no & <maybe>')}`,
+        'Answer by 2026-01-15 12:59 UTC',
+        '',
+        'Priority: 6',
+        'Date: 2026-01-15T11:59:00.000Z',
+        '',
+        `Open: ${item.links.message}`,
+        `Mark as read: ${item.links.read}`,
+      ].join('\n'),
+    );
+    const buttons = [...html.matchAll(/<a href="([^"]+)" style="([^"]+)">([^<]+)<\/a>/g)].map((m) => ({
+      url: m[1],
+      filled: m[2]!.includes('background:#2563eb'),
+      label: m[3],
+    }));
+    expect(buttons).toEqual([
+      { url: answerLink('yes'), filled: true, label: 'yes' },
+      { url: answerLink('no & <maybe>'), filled: false, label: 'no &amp; &lt;maybe&gt;' },
+    ]);
+    expect(html).toContain('<p>Answer by 2026-01-15 12:59 UTC</p>');
+    expect(html.indexOf('Restart db-07 now?')).toBeLessThan(html.indexOf(answerLink('yes')));
+  });
+
+  it('a multi-select question: one "Answer in Belfry" button and its options; after the deadline none', () => {
+    const item = questionItem({ type: 'multi', options: ['a', 'b'] });
+    const open = emailContent(item, Date.UTC(2026, 0, 15, 12));
+    expect(open.text).toContain(
+      `\n\nAnswer in Belfry: ${item.links.message}\nOptions: a · b (one or more)\nAnswer by 2026-01-15 12:59 UTC\n\n`,
+    );
+    expect(open.html).toContain('>Answer in Belfry</a>');
+    const closed = emailContent(item, Date.UTC(2026, 0, 15, 13));
+    expect(closed.text).not.toContain('Answer in Belfry');
+    expect(closed.text).toContain('\n\nOptions: a · b (one or more)\nClosed at 2026-01-15 12:59 UTC\n\n');
+    expect(closed.html).not.toContain('Answer in Belfry');
   });
 
   it('marks priority ≥ 8 as high (X-Priority: 1, Importance: High)', async () => {

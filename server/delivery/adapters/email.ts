@@ -10,7 +10,7 @@ import {
   type DeliveryItem,
 } from '../adapter';
 import { timeoutError } from '../http';
-import { commonFields, escapeHtml, isoDate } from './common';
+import { commonFields, escapeHtml, isoDate, questionParts } from './common';
 
 export const NO_SMTP = 'no SMTP server configured (BELFRY_SMTP_URL)';
 
@@ -37,25 +37,48 @@ export function closeEmailTransport(ctx: AppContext): void {
   transports.delete(ctx);
 }
 
-/** §6.2 email: subject `[{channel}] {title}`, text and HTML with message, priority, date and the links. */
-export function emailContent(item: DeliveryItem): { subject: string; text: string; html: string } {
-  const lines = [
-    item.message,
-    '',
-    `Priority: ${item.priority}`,
-    `Date: ${isoDate(item)}`,
-    '',
-    `Open: ${item.links.message}`,
-  ];
-  if (item.links.read) lines.push(`Mark as read: ${item.links.read}`);
-  const link = (label: string, url: string) => `<a href="${escapeHtml(url)}">${label}</a>`;
+const BUTTON =
+  'display:inline-block;padding:8px 16px;margin:4px 6px 4px 0;border-radius:6px;text-decoration:none;';
+const PRIMARY = `${BUTTON}background:#2563eb;color:#ffffff;border:1px solid #2563eb`;
+const SECONDARY = `${BUTTON}background:#ffffff;color:#2563eb;border:1px solid #2563eb`;
+
+/**
+ * §6.2 email: subject `[{channel}] {title}`, text and HTML with message, priority, date and the links; a
+ * question's answer buttons (HTML) and `Answer "{option}": {url}` lines (text) after the message.
+ */
+export function emailContent(
+  item: DeliveryItem,
+  now?: number,
+): { subject: string; text: string; html: string } {
+  const q = questionParts(item, now);
+  const lines = [item.message, ''];
+  const link = (label: string, url: string) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`;
   const html = [
     `<h2>${escapeHtml(item.title)}</h2>`,
     `<p style="white-space:pre-wrap">${escapeHtml(item.message)}</p>`,
+  ];
+  if (q) {
+    for (const b of q.buttons)
+      lines.push(q.perOption ? `Answer "${b.label}": ${b.url}` : `${b.label}: ${b.url}`);
+    lines.push(...q.lines, '');
+    if (q.buttons.length > 0)
+      html.push(
+        `<p>${q.buttons
+          .map(
+            (b) =>
+              `<a href="${escapeHtml(b.url)}" style="${b.primary ? PRIMARY : SECONDARY}">${escapeHtml(b.label)}</a>`,
+          )
+          .join('\n')}</p>`,
+      );
+    if (q.lines.length > 0) html.push(`<p>${q.lines.map(escapeHtml).join('<br>')}</p>`);
+  }
+  lines.push(`Priority: ${item.priority}`, `Date: ${isoDate(item)}`, '', `Open: ${item.links.message}`);
+  if (item.links.read) lines.push(`Mark as read: ${item.links.read}`);
+  html.push(
     `<p>Priority: ${item.priority}<br>Date: ${isoDate(item)}</p>`,
     `<p>${link('Open', item.links.message)}${item.links.read ? ` · ${link('Mark as read', item.links.read)}` : ''}</p>`,
-  ].join('\n');
-  return { subject: `[${item.channel.name}] ${item.title}`, text: lines.join('\n'), html };
+  );
+  return { subject: `[${item.channel.name}] ${item.title}`, text: lines.join('\n'), html: html.join('\n') };
 }
 
 /**
@@ -89,7 +112,7 @@ export const emailAdapter: DeliveryAdapter = {
   async send(io, config, item) {
     const smtpUrl = io.ctx.config.smtpUrl;
     if (!smtpUrl) throw new DeliveryError(NO_SMTP, false);
-    const { subject, text, html } = emailContent(item);
+    const { subject, text, html } = emailContent(item, io.ctx.clock.now());
     const sending = transportOf(io.ctx, smtpUrl).sendMail({
       from: io.ctx.config.mailFrom,
       to: config.to as string[],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeHttpErrorClasses, sampleItem, testIo } from '../../../test/helpers/delivery-io';
+import { answerLink, questionItem } from '../../../test/helpers/delivery-question';
 import { type FakeHttp, startFakeHttp } from '../../../test/helpers/fake-http';
 import { mattermostAdapter } from './mattermost';
 
@@ -31,6 +32,24 @@ describe('mattermost adapter', () => {
     });
     await mattermostAdapter.send(testIo(), { webhookUrl: `${fake.url}${PATH}` }, item);
     expect(Object.keys(fake.requests.at(-1)!.json() as object)).toEqual(['text']);
+  });
+
+  it('a question: a line of Markdown answer links and the deadline between the message and Open / Mark as read', async () => {
+    const item = questionItem({ options: ['yes', 'no*'] });
+    await mattermostAdapter.send(testIo(), { webhookUrl: `${fake.url}${PATH}` }, item);
+    const req = fake.requests.at(-1)!;
+    expect(req.path).toBe(PATH);
+    expect(req.json()).toEqual({
+      text:
+        `#### Question\nRestart db-07 now?\n\n**Answer:** [yes](${answerLink('yes')}) · [no\\*](${answerLink('no*')})\n` +
+        `Answer by 2026-01-15 12:59 UTC\n\n[Open](${item.links.message}) · [Mark as read](${item.links.read})`,
+    });
+    const text = questionItem({ type: 'text', options: [], format: 'json' });
+    await mattermostAdapter.send(testIo(), { webhookUrl: `${fake.url}${PATH}` }, text);
+    expect((fake.requests.at(-1)!.json() as { text: string }).text).toBe(
+      `#### Question\nRestart db-07 now?\n\n**Answer:** [Answer in Belfry](${item.links.message})\n` +
+        `Answer with JSON\nAnswer by 2026-01-15 12:59 UTC\n\n[Open](${item.links.message}) · [Mark as read](${item.links.read})`,
+    );
   });
 
   describeHttpErrorClasses({

@@ -7,8 +7,9 @@ import {
   testIo,
   twilioReply,
 } from '../../../test/helpers/delivery-io';
+import { answerLink, questionItem } from '../../../test/helpers/delivery-question';
 import { type FakeHttp, startFakeHttp } from '../../../test/helpers/fake-http';
-import { smsAdapter } from './sms';
+import { SMS_TEXT_MAX, smsAdapter } from './sms';
 
 const SID = CONFIG.accountSid;
 
@@ -42,6 +43,23 @@ describe('sms adapter (Twilio Messages)', () => {
     const [text, read] = body.split('\nRead: ');
     expect([...text!].length).toBe(300);
     expect(read).toBe(item.links.read);
+  });
+
+  it(`a choice question: one "{option}: {answer link}" line per option when they fit in ${SMS_TEXT_MAX} characters, else none`, async () => {
+    const io = testIo({ apiUrls: { twilio: fake.url } });
+    const item = questionItem({ options: ['yes', 'no'] });
+    await smsAdapter.send(io, CONFIG, item);
+    const body = new URLSearchParams(fake.requests.at(-1)!.body).get('Body');
+    expect(body).toBe(
+      `[Infra] Question: Restart db-07 now?\nRead: ${item.links.read}\nyes: ${answerLink('yes')}\nno: ${answerLink('no')}`,
+    );
+    // Three answer links (about 140 characters each) no longer fit: the SMS stays as without a question.
+    await smsAdapter.send(io, CONFIG, questionItem());
+    expect(new URLSearchParams(fake.requests.at(-1)!.body).get('Body')).toBe(
+      `[Infra] Question: Restart db-07 now?\nRead: ${item.links.read}`,
+    );
+    await smsAdapter.send(io, CONFIG, questionItem({ type: 'multi', options: ['yes', 'no'] }));
+    expect(new URLSearchParams(fake.requests.at(-1)!.body).get('Body')).not.toContain('/a/answer');
   });
 
   it('a wrong auth token is permanent, with Twilio’s reason and without the token', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeHttpErrorClasses, sampleItem, testIo } from '../../../test/helpers/delivery-io';
+import { answerLink, questionItem } from '../../../test/helpers/delivery-question';
 import { type FakeHttp, startFakeHttp } from '../../../test/helpers/fake-http';
 import { TELEGRAM_TEXT_MAX, telegramAdapter } from './telegram';
 
@@ -55,6 +56,42 @@ describe('telegram adapter', () => {
     );
     const body = fake.requests.at(-1)!.json() as { disable_notification: boolean; chat_id: string };
     expect(body).toMatchObject({ disable_notification: true, chat_id: '@ops' });
+  });
+
+  it('a choice question: one keyboard row per option above Open / Mark read, the deadline in italics', async () => {
+    const item = questionItem({ options: ['yes', 'a <b>'] });
+    await telegramAdapter.send(io(), { botToken: TOKEN, chatId: 5 }, item);
+    const req = fake.requests.at(-1)!;
+    expect(req.path).toBe(`/bot${TOKEN}/sendMessage`);
+    expect(req.json()).toEqual({
+      chat_id: 5,
+      parse_mode: 'HTML',
+      text: '<b>Question</b>\nRestart db-07 now?\n\n<i>Answer by 2026-01-15 12:59 UTC</i>',
+      disable_notification: false,
+      reply_markup: {
+        inline_keyboard: [
+          [{ text: 'yes', url: answerLink('yes') }],
+          [{ text: 'a <b>', url: answerLink('a <b>') }],
+          [
+            { text: 'Open', url: item.links.message },
+            { text: 'Mark read', url: item.links.read },
+          ],
+        ],
+      },
+    });
+  });
+
+  it('a form question: "Answer in Belfry" and the fields (escaped), the text still within 4096 characters', async () => {
+    const fields = [{ name: 'n', label: 'Size <GB>', type: 'number', required: true }];
+    const item = questionItem({ type: 'form', options: [], fields }, { message: 'm'.repeat(10_000) });
+    await telegramAdapter.send(io(), { botToken: TOKEN, chatId: 5 }, item);
+    const req = fake.requests.at(-1)!;
+    const body = req.json() as { text: string; reply_markup: { inline_keyboard: unknown[][] } };
+    expect(body.text).toMatch(/m…\n\n<i>Form: Size &lt;GB&gt;\*\nAnswer by 2026-01-15 12:59 UTC<\/i>$/);
+    expect(body.reply_markup.inline_keyboard[0]).toEqual([
+      { text: 'Answer in Belfry', url: item.links.message },
+    ]);
+    expect(body.reply_markup.inline_keyboard).toHaveLength(2);
   });
 
   it('masks the bot token when a reply echoes the request path', async () => {
