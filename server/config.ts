@@ -386,11 +386,14 @@ const ENV_HELP: Record<string, string> = {
   BELFRY_SELF_PING_URL: 'an outside URL to GET every interval (watch the watcher)',
   BELFRY_SELF_PING_INTERVAL_S: 'seconds between self-pings',
   BELFRY_BLOCK_PRIVATE_TARGETS: "non-admin users' monitors may not reach loopback or private addresses",
-  BELFRY_CHROMIUM_PATH: 'Chromium for browser checks [default: /usr/bin/chromium when present]',
+  BELFRY_CHROMIUM_PATH: 'Chromium for browser checks [default: an installed Chrome, Edge or Chromium]',
   BELFRY_WITNESS_PROBES:
     'host:port list the connectivity witness connects to [default: 1.1.1.1:443,9.9.9.9:443]',
   BELFRY_ON_BATTERY: 'the machine runs on battery: browser workflows pause, monitor intervals stretch',
   BELFRY_BATTERY_INTERVAL_FACTOR: 'how much longer monitor intervals are on battery',
+  BELFRY_RETRY_BASE_S: 'first re-delivery retry delay in seconds (doubles per failure, up to an hour)',
+  BELFRY_DELIVERY_API_URLS:
+    'JSON object of base URLs replacing the APIs of telegram, pagerduty, opsgenie, twilio',
 };
 
 function envNameOf(key: string): string | undefined {
