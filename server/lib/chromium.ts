@@ -14,7 +14,7 @@ export const CHROMIUM_IDLE_MS = 60_000;
 /** Browser contexts (checks, assisted runs, renders) open at once; more wait their turn. */
 export const CHROMIUM_MAX_CONTEXTS = 2;
 
-const LAUNCH_ARGS = [
+export const LAUNCH_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',

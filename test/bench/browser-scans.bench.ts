@@ -3,21 +3,27 @@
  * - check time: a three-step workflow (goto a loopback page, fill an input, expectText) checked through
  *   `POST /browser-workflow/{id}/check-now` of a Belfry running in this process (real clock, the real
  *   Chromium), with a warm browser (3 checks first). Target: ≤ 1.5 s per check (p95 of 20 checks).
+ * - reference: the same three steps by bare playwright-core on the same Chromium (servers/browser-reference.ts,
+ *   a child process with its own browser, a fresh context per check), alternating check by check with
+ *   Belfry's, so the ratio holds on a loaded machine where the absolute times do not.
  * - memory: the resident memory of the browser's process tree (the Chromium descendants of this process,
  *   VmRSS summed from /proc/{pid}/status, and PSS from smaps_rollup, which splits shared pages) before the first check, at its peak during the checks (sampled every
  *   50 ms), right after them (warm, idle), and after the one-minute idle close (real time: up to 150 s).
  * Skipped (figures say why) when no Chromium is installed.
  */
+
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { loadConfig } from '../../server/config';
 import { createServer } from '../../server/index';
 import { chromiumExecutable, chromiumStats } from '../../server/lib/chromium';
-import { httpCall, percentile, quietLog, type Result, round, sleep } from './lib';
+import { BENCH_DIR, httpCall, percentile, quietLog, type Result, round, sleep } from './lib';
 
 const CHECKS = Number(process.env.BENCH_BROWSER_CHECKS ?? 20);
 const WARMUP = 3;
@@ -49,9 +55,14 @@ function descendants(root: number): number[] {
   return out;
 }
 
-/** The Chromium processes among this process's descendants (browser, GPU, renderers, utilities). */
+/** The reference's child process: its Chromium tree is not Belfry's (memory figures). */
+let referencePid: number | null = null;
+
+/** Belfry's Chromium processes among this process's descendants (browser, GPU, renderers, utilities). */
 function chromiumTree(): number[] {
+  const exclude = new Set(referencePid === null ? [] : [referencePid, ...descendants(referencePid)]);
   return descendants(process.pid).filter((pid) => {
+    if (exclude.has(pid)) return false;
     try {
       return /chrom/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '');
     } catch {
@@ -73,6 +84,34 @@ function browserTreeMemory(): { rss: number; pss: number } {
     }
   }
   return { rss: round(rss / 1024, 1), pss: round(pss / 1024, 1) };
+}
+
+/** The bare-playwright reference (servers/browser-reference.ts) in a child process; `check()` → ms. */
+async function startReference(executable: string, url: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(BENCH_DIR, 'servers', 'browser-reference.ts'), executable, url],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  referencePid = child.pid ?? null;
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await lines.next();
+    if (r.done) throw new Error('the browser reference exited');
+    return r.value;
+  };
+  if ((await next()) !== 'ready') throw new Error('the browser reference did not start');
+  return {
+    check: async () => {
+      child.stdin.write('check\n');
+      return Number(await next());
+    },
+    stop: async () => {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+      referencePid = null;
+    },
+  };
 }
 
 export async function run(): Promise<Result> {
@@ -164,13 +203,19 @@ export async function run(): Promise<Result> {
     };
     const coldStart = await check();
     for (let i = 1; i < WARMUP; i++) await check();
+    const reference = await startReference(chromiumExecutable(server.ctx)!, `http://127.0.0.1:${sitePort}/`);
+    for (let i = 0; i < WARMUP; i++) await reference.check();
     const wall: number[] = [];
     const engine: number[] = [];
+    const bare: number[] = [];
+    // Alternating, so Belfry and the reference see the same background load.
     for (let i = 0; i < CHECKS; i++) {
       const r = await check();
       wall.push(r.wall);
       engine.push(r.engine);
+      bare.push(await reference.check());
     }
+    await reference.stop();
     sampling = false;
     await sampler;
     const warmIdle = browserTreeMemory();
@@ -187,6 +232,10 @@ export async function run(): Promise<Result> {
       ),
       'check-now, 3 steps, warm browser: max (ms)': round(Math.max(...wall)),
       'the check itself (responseTimeMs) p50 (ms)': round(percentile(engine, 50)),
+      'reference: bare playwright, same 3 steps, fresh context, same Chromium: p50 / p95 (ms)': `${round(
+        percentile(bare, 50),
+      )} / ${round(percentile(bare, 95))}`,
+      'check-now p50 / reference p50': round(percentile(wall, 50) / percentile(bare, 50), 2),
       'first check, browser launched (ms)': round(coldStart.wall),
       'browser RSS / PSS before the first check (MiB)': `${before.rss} / ${before.pss}`,
       'browser RSS / PSS peak during the checks (MiB)': `${peak.rss} / ${peak.pss}`,
