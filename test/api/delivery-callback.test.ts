@@ -565,3 +565,55 @@ describe('restart', () => {
     }
   });
 });
+
+describe('end to end (POST /ask → answer → callback)', () => {
+  it('answering a question with callbackUrl and callbackSecret POSTs the signed outcome once, not cancelled by the answer’s read mark', async () => {
+    const ch = await makeChannel(t, dev);
+    const path = `/cb/${++seq}/`;
+    rx.on('POST', path, { status: 204 });
+    const asked = await t.request('POST', '/ask', {
+      token: ch.token,
+      json: {
+        question: 'Deploy build 42?',
+        options: ['yes', 'no'],
+        clientMessageId: 'deploy-42',
+        callbackUrl: `${rx.url}${path}`,
+        callbackSecret: 'cb-s3cret',
+      },
+    });
+    expect(asked.status, asked.text).toBe(200);
+    await advance(5 * SEC);
+    expect(rx.requests.filter((r) => r.path === path)).toEqual([]);
+    const answeredAt = t.clock.now();
+    const ans = await t.request('POST', `/ask-question/${asked.body.id}/answer`, {
+      token: dev,
+      json: { answer: 'yes' },
+    });
+    expect(ans.status, ans.text).toBe(200);
+    await t.server.scheduler.tick();
+    const reqs = rx.requests.filter((r) => r.path === path);
+    expect(reqs).toHaveLength(1);
+    const [entry] = await log(t, dev, ch.id);
+    expect(entry).toMatchObject({
+      messageId: asked.body.messageId,
+      adapter: 'callback',
+      kind: 'callback',
+      status: 'sent',
+      attempts: 1,
+    });
+    verify(reqs[0]!, {
+      entryId: entry!.id as number,
+      body: {
+        id: asked.body.id,
+        status: 'answered',
+        answer: 'yes',
+        answeredAt: iso(answeredAt),
+        clientMessageId: 'deploy-42',
+      },
+      secret: 'cb-s3cret',
+      sentAtMs: answeredAt,
+    });
+    await advance(HOUR);
+    expect(rx.requests.filter((r) => r.path === path)).toHaveLength(1);
+  });
+});
