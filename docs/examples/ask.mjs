@@ -105,19 +105,22 @@ const server = createServer((req, res) => {
       res.writeHead(401).end();
       return;
     }
-    // Answer 2xx first: Belfry retries anything else.
-    res.writeHead(204).end();
+    // A retry of a callback already handled carries the same X-Belfry-Delivery: answer 2xx, do nothing.
     const delivery = String(req.headers['x-belfry-delivery'] ?? '');
-    if (seen.has(delivery)) return;
+    const repeat = seen.has(delivery);
     seen.add(delivery);
-    let body;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return;
-    }
-    if (questionId === null) early.set(body.id, body);
-    else if (body.id === questionId) finish(body, 'callback');
+    // Answer 2xx (Belfry retries anything else), then act once the answer is on its way.
+    res.writeHead(204).end(() => {
+      if (repeat) return;
+      let body;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return;
+      }
+      if (questionId === null) early.set(body.id, body);
+      else if (body.id === questionId) finish(body, 'callback');
+    });
   });
 });
 
