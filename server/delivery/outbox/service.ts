@@ -13,8 +13,10 @@ import {
   type DeliveryAdapter,
   DeliveryError,
   type DeliveryItem,
+  type SendIo,
 } from '../adapter';
 import { adapterNamed } from '../registry';
+import { type OpenedCallback, openCallback, postCallback } from './callbacks';
 import { createDigests } from './digest';
 import { type PresentedDelivery, presentDelivery } from './present';
 import { quietWindowAt } from './quiet-window';
@@ -195,6 +197,25 @@ export async function sendOnce(
   const id = item.outboxId;
   if (!adapter)
     return { id, ok: false, error: `unknown adapter "${adapterName}"`, retryable: false, stopped: false };
+  return attempt(ctx, id, allowPrivate, (io) => adapter.send(io, config, item));
+}
+
+/** One question callback POST (§7.5) with the same limits and classification as an adapter call. */
+export function sendCallbackOnce(
+  ctx: AppContext,
+  id: number,
+  cb: OpenedCallback,
+  allowPrivate: boolean,
+): Promise<Outcome & { stopped: boolean }> {
+  return attempt(ctx, id, allowPrivate, (io) => postCallback(io, id, cb));
+}
+
+async function attempt(
+  ctx: AppContext,
+  id: number,
+  allowPrivate: boolean,
+  call: (io: SendIo) => Promise<void>,
+): Promise<Outcome & { stopped: boolean }> {
   const e = engine(ctx);
   const controller = new AbortController();
   e.controllers.add(controller);
@@ -207,10 +228,7 @@ export async function sendOnce(
   timer = setTimeout(() => controller.abort(new Error(TIMEOUT_TEXT)), DELIVERY_TOTAL_TIMEOUT_MS);
   timer.unref();
   try {
-    await Promise.race([
-      adapter.send({ ctx, signal: controller.signal, allowPrivate }, config, item),
-      aborted,
-    ]);
+    await Promise.race([call({ ctx, signal: controller.signal, allowPrivate }), aborted]);
     return { id, ok: true, stopped: false };
   } catch (err) {
     if (e.stopped && controller.signal.aborted) return { id, ok: false, stopped: true };
@@ -323,29 +341,41 @@ function settleIdle(e: Engine): void {
   for (const w of e.idleWaiters.splice(0)) w();
 }
 
-interface Job {
+interface AdapterJob {
   adapterName: string;
   config: Record<string, unknown>;
   item: DeliveryItem;
   allowPrivate: boolean;
 }
 
+/** A question callback (§7.5): no adapter, the opened payload instead. */
+interface CallbackJob {
+  id: number;
+  callback: OpenedCallback;
+  allowPrivate: boolean;
+}
+
+type Job = AdapterJob | CallbackJob;
+
 function startJob(ctx: AppContext, job: Job): void {
   const e = engine(ctx);
   e.active++;
   void (async () => {
     try {
-      const o = await sendOnce(
-        ctx,
-        adapterNamed(ctx, job.adapterName),
-        job.adapterName,
-        job.config,
-        job.item,
-        job.allowPrivate,
-      );
+      const o =
+        'callback' in job
+          ? await sendCallbackOnce(ctx, job.id, job.callback, job.allowPrivate)
+          : await sendOnce(
+              ctx,
+              adapterNamed(ctx, job.adapterName),
+              job.adapterName,
+              job.config,
+              job.item,
+              job.allowPrivate,
+            );
       if (!o.stopped) await queueResult(ctx, o);
     } catch (err) {
-      ctx.log.error('delivery send failed', { err, id: job.item.outboxId });
+      ctx.log.error('delivery send failed', { err, id: 'callback' in job ? job.id : job.item.outboxId });
     } finally {
       e.active--;
       // Room in the pool again: the due timer looks for more (nextDueAt hides the backlog while full).
@@ -426,9 +456,17 @@ function decide(
     changed.push(row);
     return null;
   }
+  if (row.kind === 'callback') {
+    // A question callback (§7.5, callbacks.ts): no adapter settings to re-check, not for a human (never
+    // held by quiet hours, not cancelled by read marks), no quota. A payload that cannot be opened throws:
+    // the entry fails alone.
+    const callback = openCallback(ctx, row.payload);
+    claimDelivery(ctx.db, row.id, now);
+    changed.push(row);
+    return { id: row.id, callback, allowPrivate: cache.allowPrivate(row.user_id) };
+  }
   if (row.kind !== 'redelivery' && row.kind !== 'digest') {
-    // A test row is never queued, and no family queues callbacks yet: issue 16's question callbacks add
-    // their branch here (they have no channel adapter to re-check).
+    // A test row is never queued.
     cancelDelivery(ctx.db, row.id, 'config');
     changed.push(row);
     return null;
