@@ -204,3 +204,15 @@ it('ask.mjs falls back to polling when the callback cannot reach it', async () =
   expect(r.stdout()).toBe('yes\n');
   expect(r.stderr()).toContain(`question ${q.id} answered (learnt by polling)`);
 });
+
+// Last: it moves the server's clock ahead of real time (ask.mjs above checks callback timestamps against it).
+it('ask.sh prints nothing and exits 2 when the question expires', async () => {
+  const r = askSh(['Renew the certificate?', 'yes', 'no'], { BELFRY_TIMEOUT_S: '60' });
+  const q = await nextQuestion(r);
+  expect(q.expiresAt).toBe(new Date(t.clock.now() + 60_000).toISOString());
+  t.clock.advance(60_000);
+  await t.server.scheduler.tick();
+  expect(await r.exit).toBe(2);
+  expect(r.stdout()).toBe('');
+  expect(r.stderr()).toContain('question expired');
+});
