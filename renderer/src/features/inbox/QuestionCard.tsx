@@ -477,7 +477,11 @@ function FormField({
       <fieldset className="field" {...(error ? { 'aria-describedby': errId } : {})}>
         <legend>
           {label}
-          {f.required ? <span className="q-required"> *</span> : null}
+          {f.required ? (
+            <span className="q-required" aria-hidden="true">
+              {' *'}
+            </span>
+          ) : null}
           {f.required ? <span className="sr-only"> (required)</span> : null}
         </legend>
         <div className="q-checks">
