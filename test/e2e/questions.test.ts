@@ -325,6 +325,18 @@ describe.skipIf(!hasChromium)('interactive questions in Chromium', () => {
     expect(await text(card(page, cancelled, 'Rotate the keys?').locator('.q-badge'))).toBe('Cancelled');
     // A card answered elsewhere takes no answer here any more.
     expect(await card(page, q, 'Roll back?').getByRole('button').count()).toBe(0);
+
+    // Extended by the sender: the countdown runs to the new deadline.
+    const longer = await ask({ question: 'Scale down tonight?', options: ['Yes', 'No'], timeout_sec: 600 });
+    const timer = card(page, longer, 'Scale down tonight?').getByRole('timer');
+    await expect.poll(() => text(timer)).toMatch(/^Time left (10:00|9:[0-5]\d)$/);
+    const extended = await t.request('POST', `/ask-question/${longer.id}/extend`, {
+      token: setup,
+      json: { timeout_sec: 7200 },
+    });
+    expect(extended.status).toBe(200);
+    await expect.poll(() => text(timer)).toMatch(/^Time left (2:00:00|1:59:[0-5]\d)$/);
+    expect(await timer.locator('time').getAttribute('datetime')).toBe(extended.body.expiresAt);
   });
 
   it('question cards pass axe, pending and answered', async () => {

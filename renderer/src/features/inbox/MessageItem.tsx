@@ -51,7 +51,16 @@ export function MessageItem({
         <span> · </span>
         <time dateTime={m.date}>{formatDate(m.date)}</time>
       </div>
-      {question ? <QuestionCard question={question} text={text} onAnswered={onAnswered} /> : text}
+      {question ? (
+        <QuestionCard
+          question={question}
+          text={text}
+          canAnswer={!(channel?.shared && channel.sharePermission === 'view')}
+          onAnswered={onAnswered}
+        />
+      ) : (
+        text
+      )}
       <div className="message-actions">
         {unread ? (
           <button type="button" onClick={onRead} aria-label={`Mark read: “${m.title || 'message'}”`}>

@@ -52,9 +52,12 @@ function useNow(running: boolean): number {
 export function QuestionCard({
   question: q,
   text,
+  canAnswer,
   onAnswered,
 }: {
   question: QuestionExtra;
+  /** False on a channel shared with this user for viewing only (answering needs `send`). */
+  canAnswer: boolean;
   /** The question itself (the message text, plain or Markdown). */
   text: ReactNode;
   /** This device answered: the server marked the message read. */
@@ -68,7 +71,9 @@ export function QuestionCard({
   const [error, setError] = useState<unknown>(null);
   const pending = status === 'pending';
   const now = useNow(pending);
-  const left = countdown(q.expiresAt, now);
+  // The record's deadline wins over the message's: an extended question has a later one.
+  const expiresAt = record?.expiresAt ?? q.expiresAt;
+  const left = countdown(expiresAt, now);
   const timeUp = left === 'expired';
 
   // Only the latest read counts: a slow answer from before a frame must not bring back "pending".
@@ -148,7 +153,7 @@ export function QuestionCard({
             ) : (
               <>
                 {'Time left '}
-                <time dateTime={q.expiresAt} title={`Answer by ${formatDate(q.expiresAt)}`}>
+                <time dateTime={expiresAt} title={`Answer by ${formatDate(expiresAt)}`}>
                   {left}
                 </time>
               </>
@@ -156,7 +161,9 @@ export function QuestionCard({
           </span>
         ) : null}
       </p>
-      {pending ? (
+      {pending && !canAnswer ? (
+        <p className="hint">This channel is shared with you to read: its owner or a sender answers.</p>
+      ) : pending ? (
         <Controls question={q} labelledBy={textId} disabled={disabled} error={error} onSubmit={submit} />
       ) : (
         <FinalState status={status} record={record} question={q} />
