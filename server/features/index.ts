@@ -19,6 +19,7 @@ import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
 import { portScansFeature } from './port-scans/feature';
 import { powerFeature } from './power/feature';
+import { questionsFeature } from './questions/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -61,6 +62,7 @@ export const FEATURES: readonly Feature[] = [
   statusPagesFeature,
   maintenanceFeature,
   deliveryFeature,
+  questionsFeature,
   verifiedHostsFeature,
   portScansFeature,
   realtimeFeature(),

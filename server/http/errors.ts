@@ -112,6 +112,16 @@ export const errors = {
   // Verified hosts and port scans (issue 13).
   hostNotVerified: (host: string) =>
     new ApiError(403, `host not verified: verify ${host} first (POST /verified-host/start)`),
+  // Interactive questions (issue 16, wire rules §7).
+  questionNotPending: () => new ApiError(409, 'question is not pending'),
+  questionExpired: () => new ApiError(410, 'question expired'),
+  questionCancelled: () => new ApiError(410, 'question cancelled'),
+  notAQuestion: () => new ApiError(404, 'message is not a question'),
+  questionNeedsSend: () => new ApiError(403, 'answering needs the send permission on this channel'),
+  // The signed answer link (§7.4): the texts of its pages.
+  answerLinkInvalid: () => new ApiError(400, 'This link is not valid'),
+  answerLinkAnswered: (answer: string) => new ApiError(409, `This question was already answered: ${answer}`),
+  answerLinkClosed: () => new ApiError(410, 'This question is no longer open'),
 } as const;
 
 /** Where a token may be sent (spec "Authentication", point 1), for the 401s that name them. */

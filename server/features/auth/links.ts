@@ -5,7 +5,7 @@ import type { AppContext } from '../../context';
  * Single-purpose, expiring, HMAC-signed tokens for links in mail (contract, "Security defaults"):
  * `base64url(JSON payload).base64url(HMAC-SHA256(secret, purpose + payload))`.
  */
-export type LinkPurpose = 'verify' | 'reset' | 'status-verify' | 'status-unsub' | 'read';
+export type LinkPurpose = 'verify' | 'reset' | 'status-verify' | 'status-unsub' | 'read' | 'answer';
 
 export function signLink(
   ctx: AppContext,

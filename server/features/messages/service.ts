@@ -35,6 +35,7 @@ import {
   readIds,
   searchMatchesAny,
   searchMessages,
+  setMessageExtras,
 } from './store';
 
 export interface SendInput {
@@ -46,6 +47,11 @@ export interface SendInput {
   senderName?: string;
   /** The message's time when it is not now (a heartbeat timeout is dated at its deadline). */
   date?: number;
+  /**
+   * Extras that name the message's own id (a question's `client::notification` click URL), merged over
+   * `extras` once the id is known.
+   */
+  extrasFor?: (messageId: number) => Record<string, unknown>;
 }
 
 /**
@@ -103,6 +109,8 @@ function insertAll(
       senderName: sender,
       extras: input.extras === undefined ? null : JSON.stringify(input.extras),
     });
+    const extras = input.extrasFor ? { ...input.extras, ...input.extrasFor(id) } : input.extras;
+    if (input.extrasFor) setMessageExtras(ctx.db, id, JSON.stringify(extras));
     if (plan !== null && input.extras?.[SILENT_EXTRA] !== true)
       enqueueRedelivery(ctx, plan, {
         ownerId: target.user_id,
@@ -120,7 +128,7 @@ function insertAll(
       priority,
       date: at === now ? date : rfc3339(at),
       senderName: sender,
-      ...(input.extras === undefined ? {} : { extras: input.extras }),
+      ...(extras === undefined ? {} : { extras }),
     });
   }
   if (target.last_used === null || now - target.last_used >= LAST_USED_RESOLUTION_MS)

@@ -32,6 +32,10 @@ export function insertMessage(db: Db, m: MessageInsert): number {
   ).lastInsertRowid;
 }
 
+export function setMessageExtras(db: Db, id: number, extras: string | null): void {
+  db.run('UPDATE messages SET extras = ? WHERE id = ?', [extras, id]);
+}
+
 const COLUMNS = 'id, channel_id, user_id, message, title, priority, date, sender_name, extras';
 /** Above this many channels one IN query is cheaper than merging per-channel range scans. */
 const MERGE_MAX_CHANNELS = 50;
