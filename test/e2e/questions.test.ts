@@ -116,10 +116,14 @@ describe.skipIf(!hasChromium)('interactive questions in Chromium', () => {
     const q = await ask({
       question: 'Which regions?',
       options: ['eu-west-1', 'us-east-1', 'ap-south-1'],
+      defaultOption: 'us-east-1',
       multiSelect: true,
     });
     const c = card(page, q, 'Which regions?');
     await c.waitFor();
+    // The default option is highlighted, not checked for the user.
+    expect(await c.locator('.q-default').allTextContents()).toEqual([' us-east-1']);
+    expect(await c.getByRole('checkbox', { checked: true }).count()).toBe(0);
     await c.getByRole('button', { name: 'Submit' }).click();
     await expect.poll(() => text(c.getByRole('alert'))).toBe('Choose at least one option.');
     expect((await record(q.id)).body).toMatchObject({ status: 'pending', answer: null });

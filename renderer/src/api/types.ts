@@ -244,24 +244,16 @@ export interface QuestionExtra {
   links?: Record<string, string>;
 }
 
-/** `GET /ask-question/{id}` (410 once expired or cancelled). */
-export interface QuestionRecord {
-  id: number;
+/** `GET /ask-question/{id}` (410 once expired or cancelled): the question's fields and its state. */
+export interface QuestionRecord extends Omit<QuestionExtra, 'links'> {
   appid: number;
   messageId: number;
   status: QuestionStatus;
   title: string;
   question: string;
-  type: QuestionType;
-  options: string[];
-  defaultOption: string | null;
-  multiSelect: boolean;
-  fields: QuestionField[];
-  format: 'text' | 'json';
   answer: unknown;
   answeredAt: string | null;
   answeredBy: 'user' | 'link' | 'default' | null;
-  expiresAt: string;
   timeout_sec: number;
   clientMessageId: string | null;
   parentId: number | null;

@@ -276,17 +276,18 @@ function Controls({
   return <TextForm question={q} labelledBy={labelledBy} {...{ disabled, error, onSubmit }} />;
 }
 
-interface FormProps {
-  question: QuestionExtra;
+/** A form that is checked here before it is sent (noValidate: the page's own texts, not the browser's). */
+function AnswerForm({
+  labelledBy,
+  disabled,
+  onSubmit,
+  children,
+}: {
   labelledBy: string;
   disabled: boolean;
-  error: unknown;
-  onSubmit: (answer: unknown) => Promise<void>;
-}
-
-function MultiForm({ question: q, labelledBy, disabled, error, onSubmit }: FormProps) {
-  const [picked, setPicked] = useState<string[]>(() => (q.defaultOption ? [q.defaultOption] : []));
-  const [problem, setProblem] = useState<string | null>(null);
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
   return (
     <form
       className="q-form"
@@ -294,33 +295,10 @@ function MultiForm({ question: q, labelledBy, disabled, error, onSubmit }: FormP
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        if (picked.length === 0) return setProblem('Choose at least one option.');
-        setProblem(null);
-        void onSubmit(q.options.filter((o) => picked.includes(o)));
+        onSubmit();
       }}
     >
-      <fieldset>
-        <legend>Choose one or more</legend>
-        <div className="q-checks">
-          {q.options.map((o) => (
-            <label key={o} className="check">
-              <input
-                type="checkbox"
-                checked={picked.includes(o)}
-                disabled={disabled}
-                onChange={(e) => setPicked((p) => (e.target.checked ? [...p, o] : p.filter((x) => x !== o)))}
-              />{' '}
-              {o}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : null}
-      <ErrorText error={error} />
+      {children}
       <div className="q-submit">
         <button type="submit" className="primary" disabled={disabled}>
           Submit
@@ -330,18 +308,88 @@ function MultiForm({ question: q, labelledBy, disabled, error, onSubmit }: FormP
   );
 }
 
+/** One checkbox per option (the highlighted one in bold); `picked` keeps the order of checking. */
+function Checks({
+  options,
+  highlighted = null,
+  picked,
+  disabled,
+  onChange,
+}: {
+  options: readonly string[];
+  highlighted?: string | null;
+  picked: readonly string[];
+  disabled: boolean;
+  onChange: (picked: string[]) => void;
+}) {
+  return (
+    <div className="q-checks">
+      {options.map((o) => (
+        <label key={o} className={o === highlighted ? 'check q-default' : 'check'}>
+          <input
+            type="checkbox"
+            checked={picked.includes(o)}
+            disabled={disabled}
+            onChange={(e) => onChange(e.target.checked ? [...picked, o] : picked.filter((x) => x !== o))}
+          />{' '}
+          {o}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+interface FormProps {
+  question: QuestionExtra;
+  labelledBy: string;
+  disabled: boolean;
+  error: unknown;
+  onSubmit: (answer: unknown) => Promise<void>;
+}
+
+function MultiForm({ question: q, labelledBy, disabled, error, onSubmit }: FormProps) {
+  const [picked, setPicked] = useState<string[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <AnswerForm
+      labelledBy={labelledBy}
+      disabled={disabled}
+      onSubmit={() => {
+        if (picked.length === 0) return setProblem('Choose at least one option.');
+        setProblem(null);
+        void onSubmit(q.options.filter((o) => picked.includes(o)));
+      }}
+    >
+      <fieldset>
+        <legend>Choose one or more</legend>
+        <Checks
+          options={q.options}
+          highlighted={q.defaultOption}
+          picked={picked}
+          disabled={disabled}
+          onChange={setPicked}
+        />
+      </fieldset>
+      {problem ? (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <ErrorText error={error} />
+    </AnswerForm>
+  );
+}
+
 function TextForm({ question: q, labelledBy, disabled, error, onSubmit }: FormProps) {
   const id = useId();
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const json = q.format === 'json';
   return (
-    <form
-      className="q-form"
-      aria-labelledby={labelledBy}
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
+    <AnswerForm
+      labelledBy={labelledBy}
+      disabled={disabled}
+      onSubmit={() => {
         const p = textAnswerProblem(text, q.format);
         setProblem(p);
         // JSON goes as typed: the server parses a string that is JSON.
@@ -369,12 +417,7 @@ function TextForm({ question: q, labelledBy, disabled, error, onSubmit }: FormPr
         ) : null}
       </div>
       <ErrorText error={error} />
-      <div className="q-submit">
-        <button type="submit" className="primary" disabled={disabled}>
-          Submit
-        </button>
-      </div>
-    </form>
+    </AnswerForm>
   );
 }
 
@@ -388,12 +431,10 @@ function FieldsForm({ question: q, labelledBy, disabled, error, onSubmit }: Form
   const shown = known ? { ...errors, [known.field]: errors[known.field] ?? known.text } : errors;
   const count = Object.keys(errors).length;
   return (
-    <form
-      className="q-form"
-      aria-labelledby={labelledBy}
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
+    <AnswerForm
+      labelledBy={labelledBy}
+      disabled={disabled}
+      onSubmit={() => {
         const { answer, errors: found } = formAnswer(q.fields, values);
         setErrors(found);
         if (Object.keys(found).length === 0) void onSubmit(answer);
@@ -423,12 +464,7 @@ function FieldsForm({ question: q, labelledBy, disabled, error, onSubmit }: Form
           {serverText}
         </p>
       ) : null}
-      <div className="q-submit">
-        <button type="submit" className="primary" disabled={disabled}>
-          Submit
-        </button>
-      </div>
-    </form>
+    </AnswerForm>
   );
 }
 
@@ -491,19 +527,7 @@ function FormField({
           ) : null}
           {f.required ? <span className="sr-only"> (required)</span> : null}
         </legend>
-        <div className="q-checks">
-          {(f.options ?? []).map((o) => (
-            <label key={o} className="check">
-              <input
-                type="checkbox"
-                checked={picked.includes(o)}
-                disabled={disabled}
-                onChange={(e) => onChange(e.target.checked ? [...picked, o] : picked.filter((x) => x !== o))}
-              />{' '}
-              {o}
-            </label>
-          ))}
-        </div>
+        <Checks options={f.options ?? []} picked={picked} disabled={disabled} onChange={onChange} />
         {errorLine}
       </fieldset>
     );
