@@ -110,6 +110,8 @@ const HTML_PAGES = new Set([
   'POST /status/:slug/subscribe',
   'GET /status-subscribe/verify',
   'GET /status-subscribe/unsub',
+  // The signed answer link of questions (issue 16): its 400/409/410 are pages unless JSON is asked for.
+  'GET /a/answer',
 ]);
 
 interface Sent {
@@ -229,8 +231,9 @@ it('every mounted route answers missing, garbage and wrong-kind credentials with
   expect(accepted['no credentials']).toEqual(open);
   expect(accepted['a garbage token']).toEqual(open);
   expect(accepted['a well-formed unknown device token']).toEqual(open);
-  // A channel key sends (with a body this one lacks) and reads its own channel: nothing else.
-  expect(accepted['a channel key']).toEqual(open);
+  // A channel key sends (with a body this one lacks), reads its own channel and its questions' answers:
+  // nothing else.
+  expect(accepted['a channel key']).toEqual([...open, 'GET /ask/pending-answers'].sort());
   // A read-only API token changes nothing.
   const writes = accepted['a read-only API token']!.filter((r) => !r.startsWith('GET ') && !open.includes(r));
   expect(writes).toEqual([]);

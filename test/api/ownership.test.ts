@@ -163,6 +163,20 @@ it("no route lets a user read, change or delete another user's resources", async
   );
   const m1 = await sendMessage(t, parent.token, { message: 'zqa first' });
   const m2 = await sendMessage(t, child.token, { message: 'zqa second' });
+  // A pending question (issue 16), with a follow-up and a callback secret B must never see or change.
+  const question: { id: number; messageId: number } = ok(
+    await t.request('POST', '/ask', {
+      token: parent.token,
+      json: {
+        question: 'zqa question?',
+        options: ['zqa yes', 'zqa no'],
+        callbackUrl: 'http://127.0.0.1:9/zqa',
+        callbackSecret: 'zqa secret',
+        next: { 'zqa yes': { question: 'zqa follow-up?' } },
+      },
+    }),
+    'question',
+  );
   const delivery: { deliveries: { id: number; messageId: number }[] } = ok(
     await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
     'deliveries',
@@ -190,6 +204,8 @@ it("no route lets a user read, change or delete another user's resources", async
     window.id,
     m1.id,
     m2.id,
+    question.id,
+    question.messageId,
     delivery.deliveries[0]!.id,
   ];
 
@@ -327,6 +343,11 @@ it("no route lets a user read, change or delete another user's resources", async
     'a shares',
   );
   expect(shares.map((s) => s.id)).toContain(share.id);
+  const q: { id: number; status: string; answer: unknown; expiresAt: string } = ok(
+    await t.request('GET', `/ask-question/${question.id}`, { token: aDevice.token }),
+    'a question',
+  );
+  expect([q.id, q.status, q.answer]).toEqual([question.id, 'pending', null]);
   const heartbeats: { id: number; name: string; status: string; token: string }[] = ok(
     await t.request('GET', '/heartbeat', { token: aDevice.token }),
     'a heartbeats',
