@@ -227,7 +227,8 @@ function FinalState({
           </p>
         </>
       ) : status === 'expired' ? (
-        <p>Expired without an answer.</p>
+        // (A default answer submitted at the deadline is not readable here: GET answers 410 once expired.)
+        <p>Expired: nobody answered in time.</p>
       ) : status === 'cancelled' ? (
         <p>The sender cancelled this question.</p>
       ) : (
