@@ -448,6 +448,30 @@ describe('follow-ups (next)', () => {
     });
     expect((await answer(q2.id, 'no')).body.nextQuestionId).toBeNull();
   });
+  it('a default answer submitted at the deadline asks its follow-up', async () => {
+    const ch = await makeChannel(t, dev);
+    const q = await ask(ch.token, {
+      question: 'Proceed?',
+      options: ['yes', 'no'],
+      timeout_sec: 5,
+      defaultAnswer: 'no',
+      next: { no: { question: 'Why not?', timeout_sec: 60 } },
+    });
+    await advance(5 * SEC);
+    const parent = row(q.id);
+    expect(parent).toMatchObject({
+      status: 'expired',
+      answered_by: 'default',
+      next_question_id: expect.any(Number),
+    });
+    const child = await t.request('GET', `/ask-question/${parent.next_question_id}`, { token: ch.token });
+    expect(child.body).toMatchObject({
+      status: 'pending',
+      question: 'Why not?',
+      parentId: q.id,
+      timeout_sec: 60,
+    });
+  });
 });
 
 describe('access (§0.2)', () => {
