@@ -154,3 +154,9 @@ export function query(params: Record<string, string | number | boolean | undefin
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+/** A question's record (`GET /ask-question/{id}`); expired or cancelled ones answer 410. */
+export const getQuestion = <T>(id: number) => get<T>(`/ask-question/${id}`);
+/** Answers a question (`POST /ask-question/{id}/answer`); 400 names the field, 409 when not pending. */
+export const answerQuestion = <T>(id: number, answer: unknown) =>
+  post<T>(`/ask-question/${id}/answer`, { answer });

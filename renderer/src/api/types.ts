@@ -207,3 +207,63 @@ export interface Pairing {
   urls: string[];
   lan: boolean;
 }
+
+/** Interactive questions (wire-families §7): the kinds of question and of form field. */
+export type QuestionType = 'choice' | 'multi' | 'form' | 'text';
+export type QuestionFieldType =
+  | 'text'
+  | 'textarea'
+  | 'number'
+  | 'boolean'
+  | 'select'
+  | 'multiselect'
+  | 'date'
+  | 'email';
+export type QuestionStatus = 'pending' | 'answered' | 'expired' | 'cancelled';
+
+export interface QuestionField {
+  name: string;
+  label?: string;
+  type: QuestionFieldType;
+  required?: boolean;
+  options?: string[];
+  default?: unknown;
+  placeholder?: string;
+}
+
+/** A question message's `extras["service::question"]`. */
+export interface QuestionExtra {
+  id: number;
+  type: QuestionType;
+  options: string[];
+  defaultOption: string | null;
+  multiSelect: boolean;
+  fields: QuestionField[];
+  format: 'text' | 'json';
+  expiresAt: string;
+  links?: Record<string, string>;
+}
+
+/** `GET /ask-question/{id}` (410 once expired or cancelled): the question's fields and its state. */
+export interface QuestionRecord extends Omit<QuestionExtra, 'links'> {
+  appid: number;
+  messageId: number;
+  status: QuestionStatus;
+  title: string;
+  question: string;
+  answer: unknown;
+  answeredAt: string | null;
+  answeredBy: 'user' | 'link' | 'default' | null;
+  timeout_sec: number;
+  clientMessageId: string | null;
+  parentId: number | null;
+  nextQuestionId: number | null;
+  createdAt: string;
+}
+
+/** The `question:updated` service frame's data (wire-families §1.7). */
+export interface QuestionUpdated {
+  id: number;
+  status: QuestionStatus;
+  messageId: number;
+}

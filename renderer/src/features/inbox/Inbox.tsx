@@ -171,6 +171,11 @@ export function Inbox() {
         void desktop()?.unreadChanged();
       } else await markRead(unreadShown.map((m) => m.id).slice(0, 1000));
     });
+  // Answering a question marks its message read on the server (wire-families §7.3).
+  const answered = (id: number) => {
+    setMessages((prev) => prev.map((m) => (m.id === id ? { ...m, read: true } : m)));
+    void desktop()?.unreadChanged();
+  };
   const remove = (id: number) =>
     act.run(async () => {
       await del(`/message/${id}`);
@@ -274,6 +279,7 @@ export function Inbox() {
               highlighted={hash === `#message-${m.id}`}
               onRead={() => void markRead([m.id])}
               onDelete={() => void remove(m.id)}
+              onAnswered={() => answered(m.id)}
             />
           ))}
         </ol>

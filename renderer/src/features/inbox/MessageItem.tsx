@@ -1,7 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { Channel, Message } from '../../api/types';
 import { isMarkdown, Markdown } from '../../components/Markdown';
 import { formatDate, PriorityBadge } from '../../components/ui';
+import { QuestionCard } from './QuestionCard';
+import { questionOf } from './question';
 
 export function MessageItem({
   message: m,
@@ -9,18 +11,27 @@ export function MessageItem({
   highlighted,
   onRead,
   onDelete,
+  onAnswered,
 }: {
   message: Message;
   channel: Channel | undefined;
   highlighted: boolean;
   onRead: () => void;
   onDelete: () => void;
+  /** A question message answered from its card: the server marked it read. */
+  onAnswered: () => void;
 }) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (highlighted) ref.current?.scrollIntoView({ block: 'center' });
   }, [highlighted]);
   const unread = !m.read;
+  const question = useMemo(() => questionOf(m.extras), [m.extras]);
+  const text = isMarkdown(m.extras) ? (
+    <Markdown source={m.message} />
+  ) : (
+    <p className="message-text">{m.message}</p>
+  );
   return (
     <li
       ref={ref}
@@ -40,7 +51,16 @@ export function MessageItem({
         <span> · </span>
         <time dateTime={m.date}>{formatDate(m.date)}</time>
       </div>
-      {isMarkdown(m.extras) ? <Markdown source={m.message} /> : <p className="message-text">{m.message}</p>}
+      {question ? (
+        <QuestionCard
+          question={question}
+          text={text}
+          canAnswer={!(channel?.shared && channel.sharePermission === 'view')}
+          onAnswered={onAnswered}
+        />
+      ) : (
+        text
+      )}
       <div className="message-actions">
         {unread ? (
           <button type="button" onClick={onRead} aria-label={`Mark read: “${m.title || 'message'}”`}>
