@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { QUESTION_EXTRA } from '../../delivery/adapters/common';
 import { enqueueCallback } from '../../delivery/outbox/callbacks';
 import { messageLink } from '../../delivery/outbox/service';
 import type { Principal } from '../../http/auth';
@@ -33,8 +34,6 @@ import { type AnswerShape, type AskSpec, checkAnswer, DEFAULT_TITLE, parseAsk } 
 
 /** The DueSource of question deadlines. */
 export const KIND = 'question';
-/** The extras key of a question's message (§7.1); the delivery adapters read the same key. */
-export const QUESTION_EXTRA = 'service::question';
 /** `callbackSecret` at rest. */
 export const QUESTION_SECRET_PURPOSE = 'question-callback-secret-at-rest';
 /** clientMessageId idempotency window (§7.1). */
