@@ -67,6 +67,11 @@ describe.skipIf(!hasChromium)('port scans in Chromium', () => {
   const chipOf = (name: string) => scanItem(name).locator('.hb-chip');
   const progressOf = async (name: string) =>
     Number(await scanItem(name).getByRole('progressbar').getAttribute('value'));
+  /** Scrolls the Scans heading to just under the sticky top bar, for the screenshots. */
+  const showScans = () =>
+    page
+      .getByRole('heading', { name: 'Scans', level: 2 })
+      .evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 100));
   const scansApi = async () =>
     (await t.request('GET', '/port-scan', { token: await token() })).body as {
       id: number;
@@ -260,6 +265,7 @@ describe.skipIf(!hasChromium)('port scans in Chromium', () => {
       timeoutMs: 500,
       appid: channel.id,
     });
+    await showScans();
     await screenshot(page, 'port-scans');
 
     // "Monitor this port" makes a port monitor of the scan's host and port, and links to it.
@@ -305,6 +311,7 @@ describe.skipIf(!hasChromium)('port scans in Chromium', () => {
     await expect.poll(() => progressOf('Everything')).toBeGreaterThan(0);
     expect(await progressOf('Everything')).toBeLessThan(1);
     expect(await chipOf('Everything').textContent()).toBe('running');
+    await showScans();
     await screenshot(page, 'port-scans-running');
 
     // Cancel the queued one, then the running one.

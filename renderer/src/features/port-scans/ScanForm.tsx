@@ -102,7 +102,7 @@ export function ScanForm({
   return (
     <form className="card stack" aria-label="New scan" onSubmit={submit}>
       <h2 className="ps-form-title">New scan</h2>
-      <div className="grid2">
+      <div className="grid2 ps-grid">
         <Field label="Host" hint="a host you have verified">
           {(id) => (
             <>
@@ -139,6 +139,33 @@ export function ScanForm({
             </select>
           )}
         </Field>
+        <Field label="Concurrency" hint="connects at once, 1-200">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              max={200}
+              value={concurrency}
+              onChange={(e) => setConcurrency(e.target.value)}
+              required
+            />
+          )}
+        </Field>
+        <Field label="Timeout per port (ms)" hint="100-10,000 per connect">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={100}
+              max={10000}
+              step={100}
+              value={timeoutMs}
+              onChange={(e) => setTimeoutMs(e.target.value)}
+              required
+            />
+          )}
+        </Field>
       </div>
       <fieldset>
         <legend>Ports</legend>
@@ -166,35 +193,6 @@ export function ScanForm({
           />
         ) : null}
       </fieldset>
-      <div className="grid2">
-        <Field label="Concurrency" hint="connects in flight at once, 1-200">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={1}
-              max={200}
-              value={concurrency}
-              onChange={(e) => setConcurrency(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <Field label="Timeout per port (ms)" hint="100-10,000; an unanswered port counts as closed">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={100}
-              max={10000}
-              step={100}
-              value={timeoutMs}
-              onChange={(e) => setTimeoutMs(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-      </div>
       <TextField label="Name" hint="optional; host and ports when empty" value={name} onChange={setName} />
       {unverifiedHost(create.error) ? (
         <UnverifiedError error={create.error} host={sentHost} />
