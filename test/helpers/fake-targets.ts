@@ -69,11 +69,21 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A loopback TCP server that accepts and then does nothing (a TLS client waits on it: handshake timeout). */
-export async function startSilentTcp(): Promise<{ port: number; close(): Promise<void> }> {
+export function startSilentTcp(): Promise<{ port: number; close(): Promise<void> }> {
+  return startTcpListener();
+}
+
+/**
+ * A loopback TCP server that writes `greeting` (if any) to each connection and keeps it open: a service
+ * that greets with a banner (`SSH-2.0-…`, `220 … ESMTP`), or a silent one.
+ */
+export async function startTcpListener(greeting?: string): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const s = net.createServer((sock) => {
     sockets.add(sock);
+    sock.on('error', () => undefined);
     sock.on('close', () => sockets.delete(sock));
+    if (greeting !== undefined) sock.write(greeting);
   });
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   const { port } = s.address() as AddressInfo;

@@ -26,6 +26,8 @@ const Monitors = lazy(() => import('../features/monitors/Monitors'));
 // Issue 14's screens, each its own chunk.
 const Maintenance = lazy(() => import('../features/maintenance/Maintenance'));
 const StatusPages = lazy(() => import('../features/status-pages/StatusPages'));
+// Issue 13's scans and verified hosts, its own chunk.
+const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
@@ -34,6 +36,7 @@ const NAV = [
   { to: '/monitors', label: 'Monitors' },
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
+  { to: '/port-scans', label: 'Port scans' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -146,6 +149,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <StatusPages />
+        </Suspense>
+      );
+      break;
+    case '/port-scans':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <PortScans />
         </Suspense>
       );
       break;
