@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { Channel, Message } from '../../api/types';
 import { isMarkdown, Markdown } from '../../components/Markdown';
 import { formatDate, PriorityBadge } from '../../components/ui';
+import { Screenshot } from './Screenshot';
 
 export function MessageItem({
   message: m,
@@ -41,6 +42,9 @@ export function MessageItem({
         <time dateTime={m.date}>{formatDate(m.date)}</time>
       </div>
       {isMarkdown(m.extras) ? <Markdown source={m.message} /> : <p className="message-text">{m.message}</p>}
+      {typeof m.extras?.['service::screenshot'] === 'string' ? (
+        <Screenshot shotKey={m.extras['service::screenshot']} />
+      ) : null}
       <div className="message-actions">
         {unread ? (
           <button type="button" onClick={onRead} aria-label={`Mark read: “${m.title || 'message'}”`}>
