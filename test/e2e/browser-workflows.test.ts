@@ -59,7 +59,10 @@ describe.skipIf(!hasChromium)('browser workflows in Chromium', () => {
     t = await startTestServer();
     site = await startTarget((req, res) => {
       if ((req.url ?? '/').startsWith('/shop')) {
-        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.writeHead(200, {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Set-Cookie': 'sid=s-123; Path=/; HttpOnly',
+        });
         res.end(SHOP);
       } else {
         res.writeHead(404, { 'Content-Type': 'text/plain' });
@@ -114,6 +117,17 @@ describe.skipIf(!hasChromium)('browser workflows in Chromium', () => {
       expect(await result.textContent()).toContain('Kettle shop');
       // Nothing was saved.
       expect((await t.request('GET', '/browser-workflow', { token: await token() })).body).toEqual([]);
+
+      // The steps after the first page as a sign-in: the cookies the browser then holds go into the form.
+      await f.getByText('Start signed in (log in and capture cookies)').click();
+      await f.getByRole('button', { name: 'Log in and capture cookies' }).click();
+      await expect
+        .poll(() => f.getByText(/cookies? captured/).textContent(), { timeout: RUN_MS })
+        .toBe(`Signed in (${site.url}/shop): 1 cookie captured. Save to keep them.`);
+      expect(await f.getByLabel('Cookie 1 name').inputValue()).toBe('sid');
+      expect(await f.getByLabel('Cookie 1 value').inputValue()).toBe('s-123');
+      await f.getByRole('list', { name: 'Steps' }).scrollIntoViewIfNeeded();
+      await screenshot(page, 'browser-workflow-steps');
     },
     TEST_MS,
   );
@@ -172,7 +186,7 @@ describe.skipIf(!hasChromium)('browser workflows in Chromium', () => {
           name: 'Shop search',
           intervalSec: 300,
           timeoutSec: 60,
-          cookies: [],
+          cookies: [{ name: 'sid', value: '********', domain: '127.0.0.1', path: '/', httpOnly: true }],
           steps: [
             { action: 'goto', url: `${site.url}/shop`, timeoutMs: 10_000 },
             { action: 'fill', selector: '#q', value: '********', secret: true, timeoutMs: 10_000 },

@@ -219,7 +219,7 @@ export function BrowserStepEditor({
           />
         ))}
       </ol>
-      <div className="row wrap">
+      <div className="row wrap mon-add-step">
         <label htmlFor={addId} className="sr-only">
           Action of the new step
         </label>
@@ -360,7 +360,7 @@ function LoginCapture({
     });
   return (
     <details>
-      <summary>Log in and capture cookies</summary>
+      <summary>Start signed in (log in and capture cookies)</summary>
       <div className="stack">
         <p className="hint">
           Runs the steps after the first “Open a page” as a sign-in, starting at the address below, and keeps
