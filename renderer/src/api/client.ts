@@ -160,3 +160,26 @@ export const getQuestion = <T>(id: number) => get<T>(`/ask-question/${id}`);
 /** Answers a question (`POST /ask-question/{id}/answer`); 400 names the field, 409 when not pending. */
 export const answerQuestion = <T>(id: number, answer: unknown) =>
   post<T>(`/ask-question/${id}/answer`, { answer });
+
+/**
+ * A binary resource behind the session's auth (a failure screenshot, `GET /browser-shot/{key}`): fetched
+ * with the Bearer header, so no token goes into an `<img>` URL. Non-2xx answers throw an ApiError.
+ */
+export async function getBlob(path: string): Promise<Blob> {
+  const token = session.token;
+  const res = await fetch(path, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+    credentials: 'same-origin',
+  });
+  if (res.ok) return res.blob();
+  let body: Record<string, unknown> | null = null;
+  try {
+    body = (await res.json()) as Record<string, unknown>;
+  } catch {
+    body = null;
+  }
+  const description =
+    (typeof body?.errorDescription === 'string' && body.errorDescription) ||
+    `${res.status} ${res.statusText || 'request failed'}`;
+  throw new ApiError(res.status, body, description);
+}

@@ -4,6 +4,7 @@ import { isMarkdown, Markdown } from '../../components/Markdown';
 import { formatDate, PriorityBadge } from '../../components/ui';
 import { QuestionCard } from './QuestionCard';
 import { questionOf } from './question';
+import { Screenshot } from './Screenshot';
 
 export function MessageItem({
   message: m,
@@ -61,6 +62,9 @@ export function MessageItem({
       ) : (
         text
       )}
+      {typeof m.extras?.['service::screenshot'] === 'string' ? (
+        <Screenshot shotKey={m.extras['service::screenshot']} />
+      ) : null}
       <div className="message-actions">
         {unread ? (
           <button type="button" onClick={onRead} aria-label={`Mark read: “${m.title || 'message'}”`}>

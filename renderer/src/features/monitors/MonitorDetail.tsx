@@ -8,9 +8,12 @@ import { HistoryLogCard, useHistoryLog } from '../heartbeats/PingLog';
 import { formatDuration } from '../heartbeats/schedule';
 import type { SourceHistory } from '../heartbeats/types';
 import { UptimeCard } from '../heartbeats/UptimeBar';
+import { NoBrowserHelp } from './BrowserResult';
+import { isNoChromium } from './browser';
 import { ResponseChart } from './Charts';
 import { kindLabel, targetOf } from './kinds';
 import { MonitorForm } from './MonitorForm';
+import { PowerNotice } from './PowerNotice';
 import { TestResult } from './TestResult';
 import type { CheckEntry, Monitor, MonitorKindName, TestAnswer } from './types';
 
@@ -126,6 +129,7 @@ export function MonitorDetail({
         <PriorityBadge priority={m.priority} />
       </div>
       <ErrorText error={load.error} />
+      {m.kind === 'browser-workflow' ? <PowerNotice version={v} /> : null}
       <div className="actions">
         {m.paused ? (
           <button type="button" className="primary" onClick={() => void action('resume')}>
@@ -206,6 +210,7 @@ export function MonitorDetail({
             </>
           ) : null}
         </dl>
+        {isNoChromium(m.lastError) ? <NoBrowserHelp /> : null}
       </section>
       {history ? (
         <UptimeCard

@@ -4,6 +4,7 @@ import type { Channel } from '../../api/types';
 import { ErrorText, Field, useAction } from '../../components/ui';
 import { DurationInput, useDuration } from '../heartbeats/HeartbeatForm';
 import { NameAndChannelFields, useNameAndChannel } from '../sources/NameAndChannel';
+import { BrowserWorkflowFields } from './BrowserStepEditor';
 import { ContentPicker } from './ContentPicker';
 import { AnswerChecks, PairsEditor, RequestFields } from './KindFields';
 import { draftOf, type KindDraft, kindBody, kindLabel, maskProblems, SECRET_MASK } from './kinds';
@@ -45,9 +46,10 @@ export function MonitorForm({
   const m = monitor;
   const who = useNameAndChannel(channels, m, defaultAppid);
   const { name, appid } = who;
-  const interval = useDuration(m?.intervalSec ?? 60);
+  const browser = kind === 'browser-workflow';
+  const interval = useDuration(m?.intervalSec ?? (browser ? 300 : 60));
   const resend = useDuration(m?.resendEverySec ?? 0);
-  const [timeoutSec, setTimeoutSec] = useState(String(m?.timeoutSec ?? 10));
+  const [timeoutSec, setTimeoutSec] = useState(String(m?.timeoutSec ?? (browser ? 60 : 10)));
   const [retries, setRetries] = useState(String(m?.retries ?? 0));
   const [priority, setPriority] = useState(String(m?.priority ?? 8));
   const [d, setD] = useState<KindDraft>(() => draftOf(m));
@@ -86,6 +88,9 @@ export function MonitorForm({
           ...(d.rule === 'changed' && m?.lastValue ? { previous: m.lastValue } : {}),
         });
         setResult(ruleAsTest(r));
+      } else if (browser) {
+        // "Run steps now": the unsaved steps once in the server's Chromium (a failure brings a screenshot).
+        setResult(await post<TestAnswer>('/browser-workflow/test-step', kindBody(kind, d)));
       } else {
         const { name: _n, appid: _a, ...rest } = body();
         setResult(await post<TestAnswer>(`/${kind}/test`, rest));
@@ -280,6 +285,14 @@ export function MonitorForm({
             <StepEditor steps={d.steps} onChange={(steps) => patch({ steps })} />
           </>
         ) : null}
+        {browser ? (
+          <BrowserWorkflowFields
+            variables={d.variables}
+            steps={d.browserSteps}
+            cookies={d.cookies}
+            onChange={patch}
+          />
+        ) : null}
       </fieldset>
 
       <fieldset className="stack">
@@ -298,7 +311,7 @@ export function MonitorForm({
                 id={id}
                 type="number"
                 min={1}
-                max={120}
+                max={browser ? 300 : 120}
                 value={timeoutSec}
                 onChange={(e) => setTimeoutSec(e.target.value)}
                 required
@@ -354,7 +367,15 @@ export function MonitorForm({
           disabled={test.busy || cannotTest}
           aria-describedby={cannotTest ? testHintId : undefined}
         >
-          {test.busy ? 'Testing…' : kind === 'content-monitor' ? 'Test rule' : 'Test'}
+          {browser
+            ? test.busy
+              ? 'Running steps…'
+              : 'Run steps now'
+            : test.busy
+              ? 'Testing…'
+              : kind === 'content-monitor'
+                ? 'Test rule'
+                : 'Test'}
         </button>
         {cannotTest ? (
           <small className="hint" id={testHintId}>
@@ -364,7 +385,7 @@ export function MonitorForm({
         ) : null}
       </div>
       <ErrorText error={test.error} />
-      {result ? <TestResult result={result} /> : null}
+      {result ? <TestResult result={result} title={browser ? 'Run result' : 'Test result'} /> : null}
       <ErrorText error={save.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.busy || appid === '' || problems.length > 0}>

@@ -15,6 +15,7 @@ import { byAttention, isKind, KINDS, kindLabel, targetOf } from './kinds';
 import { listAll } from './list';
 import { MonitorDetail } from './MonitorDetail';
 import { MonitorForm } from './MonitorForm';
+import { PowerNotice } from './PowerNotice';
 import type { CheckEntry, Monitor, MonitorKindName } from './types';
 
 /** Charts refetch this often even without a status change (an up monitor's response times move on). */
@@ -209,6 +210,7 @@ export default function Monitors() {
         </button>
       </div>
       <ChannelFilter id="mon-channel-filter" path="/monitors" channels={channels} value={channelFilter} />
+      <PowerNotice version={tick} />
       <ErrorText error={load.error} />
       {list && list.length === 0 ? (
         <p className="empty">

@@ -1,5 +1,8 @@
 import { StatusChip } from '../heartbeats/HealthDot';
-import type { RuleAnswer, TestAnswer } from './types';
+import { Screenshot } from '../inbox/Screenshot';
+import { BrowserSteps, NoBrowserHelp } from './BrowserResult';
+import { isNoChromium } from './browser';
+import type { BrowserStepResult, RuleAnswer, TestAnswer } from './types';
 
 interface Assertion {
   name: string;
@@ -21,11 +24,15 @@ const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? St
 export function TestResult({ result, title = 'Test result' }: { result: TestAnswer; title?: string }) {
   const d = result.details ?? {};
   const assertions = Array.isArray(d.assertions) ? (d.assertions as Assertion[]) : [];
-  const steps = Array.isArray(d.steps) ? (d.steps as StepResult[]) : [];
+  const allSteps = Array.isArray(d.steps) ? (d.steps as (StepResult | BrowserStepResult)[]) : [];
+  // A browser workflow's steps name their action; an HTTP workflow's their request.
+  const browser = allSteps.some((s) => 'action' in s);
+  const steps = browser ? [] : (allSteps as StepResult[]);
   const facts: [string, string | null][] = [
     ['Response time', result.responseTimeMs === null ? null : `${result.responseTimeMs} ms`],
     ['HTTP status', str(d.statusCode)],
-    ['Final URL', str(d.finalUrl)],
+    ['Final URL', str(d.finalUrl) || null],
+    ['Page title', str(d.title) || null],
     ['Address', str(d.address)],
     ['Certificate expires in', d.tlsDaysLeft === undefined ? null : `${str(d.tlsDaysLeft)} days`],
     ['Text', str(d.text)],
@@ -95,6 +102,9 @@ export function TestResult({ result, title = 'Test result' }: { result: TestAnsw
           </table>
         </div>
       ) : null}
+      {browser ? <BrowserSteps steps={allSteps as BrowserStepResult[]} /> : null}
+      {typeof d.screenshotKey === 'string' ? <Screenshot shotKey={d.screenshotKey} /> : null}
+      {isNoChromium(result.error) ? <NoBrowserHelp /> : null}
       {typeof d.bodyExcerpt === 'string' && d.bodyExcerpt ? (
         <details>
           <summary>Body excerpt</summary>

@@ -5,6 +5,16 @@
  * edited: the server keeps the stored value (matched by name for headers and variables, by position for
  * workflow steps), so a masked value that moved to another name or position must be typed again.
  */
+import {
+  type BrowserStepDraft,
+  browserMaskProblems,
+  browserStepsOf,
+  browserStepsToDrafts,
+  type CookieDraft,
+  cookiesToDrafts,
+  draftToBrowserStep,
+  draftToCookie,
+} from './browser';
 import type {
   ContentRule,
   Extract,
@@ -39,6 +49,12 @@ export const KINDS: { kind: MonitorKindName; label: string; description: string 
     label: 'Multi-step API check',
     description: 'Requests run in order, passing values from one answer to the next.',
   },
+  {
+    kind: 'browser-workflow',
+    label: 'Browser workflow',
+    description:
+      'Steps in a real Chromium, like a person: open, type, click, expect. A failing step sends a screenshot. Paused on battery.',
+  },
 ];
 
 export function kindLabel(kind: string): string {
@@ -53,6 +69,7 @@ export function isKind(kind: string | null): kind is MonitorKindName {
 export function targetOf(m: Pick<Monitor, 'kind' | 'url' | 'host' | 'port' | 'steps'>): string {
   if (m.kind === 'port-monitor') return `${m.host ?? ''}:${m.port ?? ''}`;
   if (m.kind === 'workflow-monitor') return m.steps?.[0]?.url ?? '';
+  if (m.kind === 'browser-workflow') return browserStepsOf(m).find((s) => s.action === 'goto')?.url ?? '';
   return m.url ?? '';
 }
 
@@ -288,6 +305,8 @@ export interface KindDraft extends RequestDraft, AnswerChecksDraft {
   tls: boolean;
   variables: Pair[];
   steps: StepDraft[];
+  browserSteps: BrowserStepDraft[];
+  cookies: CookieDraft[];
 }
 
 export function draftOf(m?: Partial<Monitor>): KindDraft {
@@ -304,7 +323,12 @@ export function draftOf(m?: Partial<Monitor>): KindDraft {
     port: textOf(m?.port),
     tls: m?.tls ?? false,
     variables: toPairs(m?.variables),
-    steps: m?.steps?.length ? m.steps.map((s, i) => stepToDraft(s, i)) : [emptyStep()],
+    steps:
+      m?.kind !== 'browser-workflow' && m?.steps?.length
+        ? m.steps.map((s, i) => stepToDraft(s, i))
+        : [emptyStep()],
+    browserSteps: browserStepsToDrafts(m?.kind === 'browser-workflow' ? m : undefined),
+    cookies: cookiesToDrafts(m?.cookies),
   };
 }
 
@@ -339,6 +363,12 @@ export function kindBody(kind: MonitorKindName, d: KindDraft): Record<string, un
       return { host: d.host.trim(), port: Number(d.port), tls: d.tls, ignoreTlsErrors: d.ignoreTlsErrors };
     case 'workflow-monitor':
       return { variables: fromPairs(d.variables), steps: d.steps.map(draftToStep) };
+    case 'browser-workflow':
+      return {
+        variables: fromPairs(d.variables),
+        cookies: d.cookies.filter((c) => c.name.trim()).map(draftToCookie),
+        steps: d.browserSteps.map(draftToBrowserStep),
+      };
   }
 }
 
@@ -357,6 +387,10 @@ export function maskProblems(kind: MonitorKindName, d: KindDraft, stored?: Parti
     maskedNames(d.headers, stored?.headers, 'header');
     if (d.password === SECRET_MASK && stored?.basicAuth?.password !== SECRET_MASK)
       problems.push('password: type the hidden value again');
+  }
+  if (kind === 'browser-workflow') {
+    maskedNames(d.variables, stored?.variables, 'variable');
+    problems.push(...browserMaskProblems(d.browserSteps, d.cookies, stored));
   }
   if (kind === 'workflow-monitor') {
     maskedNames(d.variables, stored?.variables, 'variable');

@@ -5,7 +5,8 @@ export type MonitorKindName =
   | 'http-monitor'
   | 'content-monitor'
   | 'port-monitor'
-  | 'workflow-monitor';
+  | 'workflow-monitor'
+  | 'browser-workflow';
 
 export type MonitorStatus = 'pending' | 'up' | 'down' | 'maintenance' | 'unknown' | 'paused';
 
@@ -91,9 +92,53 @@ export interface Monitor {
   host?: string;
   port?: number;
   tls?: boolean;
-  // workflow-monitor
+  // workflow-monitor, browser-workflow (its steps are BrowserStep[]: read them with browserStepsOf)
   variables?: Record<string, string>;
   steps?: WorkflowStep[];
+  // browser-workflow
+  cookies?: BrowserCookie[];
+}
+
+/** docs/api.md "Browser workflows": what a step does. */
+export type BrowserAction = 'goto' | 'click' | 'fill' | 'press' | 'waitFor' | 'expectText' | 'expectUrl';
+
+export interface BrowserStep {
+  action: BrowserAction;
+  selector?: string;
+  /** fill: the text; press: the key; waitFor: milliseconds; expectText / expectUrl: a pattern. */
+  value?: string | number;
+  url?: string;
+  timeoutMs?: number;
+  secret?: boolean;
+}
+
+export interface BrowserCookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  expires?: number | null;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+/** One step of a browser run's `details.steps`. */
+export interface BrowserStepResult {
+  action: BrowserAction;
+  ok: boolean;
+  durationMs: number;
+  error?: string;
+}
+
+/** `GET /power` (docs/api.md "Power: battery awareness"). */
+export interface PowerState {
+  onBattery: boolean;
+  source: 'setting' | 'electron';
+  intervalFactor: number;
+  batteryIntervalFactor: number;
+  browserWorkflowsPaused: boolean;
+  since: string | null;
 }
 
 export type ContentRule = 'changed' | 'contains' | 'notContains' | 'matches' | 'numberAbove' | 'numberBelow';
