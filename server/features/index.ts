@@ -21,6 +21,7 @@ import { pairingRoutes } from './pairing/routes';
 import { portScansFeature } from './port-scans/feature';
 import { powerFeature } from './power/feature';
 import { questionsFeature } from './questions/feature';
+import { routerFeature } from './router/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -67,6 +68,7 @@ export const FEATURES: readonly Feature[] = [
   verifiedHostsFeature,
   portScansFeature,
   metricsFeature,
+  routerFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,
