@@ -23,8 +23,11 @@ export interface AssembledApp {
  */
 const FORM_ROUTES =
   /^\/(?:auth\/local\/login|application|integrations\/[^/]+|webhook\/[^/]+|heartbeat\/ping\/[^/]+(?:\/[^/]+)?)\/?$/i;
-/** Heartbeat pings keep their body in the ping log as sent: the parsers leave the raw bytes on `rawBody`. */
-const RAW_BODY_ROUTES = /^\/heartbeat\/ping\//i;
+/**
+ * Heartbeat pings keep their body in the ping log as sent, and webhook-router events their JSON as sent
+ * (and its size): the parsers leave the raw bytes on `rawBody`.
+ */
+const RAW_BODY_ROUTES = /^\/(?:heartbeat\/ping|router)\//i;
 const keepRawBody = (req: IncomingMessage, _res: unknown, buf: Buffer) => {
   if (RAW_BODY_ROUTES.test(req.url ?? '')) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
 };

@@ -20,6 +20,7 @@ import { pairingRoutes } from './pairing/routes';
 import { portScansFeature } from './port-scans/feature';
 import { powerFeature } from './power/feature';
 import { questionsFeature } from './questions/feature';
+import { routerFeature } from './router/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
@@ -65,6 +66,7 @@ export const FEATURES: readonly Feature[] = [
   questionsFeature,
   verifiedHostsFeature,
   portScansFeature,
+  routerFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,
