@@ -104,23 +104,12 @@ export default function Router() {
       </section>
     );
 
-  if (eventId) {
-    const ev = events?.find((e) => e.id === eventId);
+  if (eventId)
     return (
       <div className="stack router-page">
-        {ev ? (
-          <EventView event={ev} rules={rules} onMakeRule={() => navigate(`/router?rule=new&from=${ev.id}`)} />
-        ) : (
-          <section className="stack">
-            <Link to="/router">← Webhook router</Link>
-            <h1>Event #{eventId}</h1>
-            <ErrorText error={load.error} />
-            {events ? <p className="empty">This event is no longer among the latest {EVENT_LIMIT}.</p> : null}
-          </section>
-        )}
+        <EventRoute key={eventId} id={eventId} listed={events?.find((e) => e.id === eventId)} rules={rules} />
       </div>
     );
-  }
 
   return (
     <section className="stack router-page" aria-labelledby="router-title">
@@ -159,6 +148,35 @@ export default function Router() {
   );
 }
 
+/** One event: from the list when it is among the latest, else fetched on its own. */
+function EventRoute({
+  id,
+  listed,
+  rules,
+}: {
+  id: number;
+  listed: RouterEvent | undefined;
+  rules: RouterRule[];
+}) {
+  const [fetched, setFetched] = useState<RouterEvent | null>(null);
+  const act = useAction();
+  const missing = listed === undefined;
+  useEffect(() => {
+    if (missing) void act.run(async () => setFetched(await get<RouterEvent>(`/webhook-router/event/${id}`)));
+  }, [id, missing, act.run]);
+  const ev = listed ?? fetched;
+  if (!ev)
+    return (
+      <section className="stack">
+        <Link to="/router">← Webhook router</Link>
+        <h1>Event #{id}</h1>
+        <ErrorText error={act.error} />
+        {act.busy ? <p className="loading">Loading…</p> : null}
+      </section>
+    );
+  return <EventView event={ev} rules={rules} onMakeRule={() => navigate(`/router?rule=new&from=${ev.id}`)} />;
+}
+
 /** A rule to edit, a new one, or a new one from an event's draft (fetched, so a reload keeps it). */
 function RuleRoute({
   ruleParam,
@@ -183,7 +201,8 @@ function RuleRoute({
     if (ruleParam !== 'new' || !fromId) return;
     void act.run(async () => {
       const a = await post<FromEventAnswer>(`/webhook-router/rule/from-event/${fromId}`, { save: false });
-      setDraft(a.rule);
+      const { id: _id, ...draft } = a.rule;
+      setDraft(draft);
     });
   }, [ruleParam, fromId, act.run]);
 

@@ -48,6 +48,8 @@ export function RuleEditor({
   const [d, setD] = useState<RuleDraft>(() => draftOf(rule ?? initial, defaultAppid));
   const patch = (p: Partial<RuleDraft>) => setD((prev) => ({ ...prev, ...p }));
   const [eventId, setEventId] = useState<number | ''>(previewEventId ?? events[0]?.id ?? '');
+  // The chosen event, else the newest (the list may arrive after the editor opened).
+  const chosen = events.find((ev) => ev.id === eventId) ?? events[0] ?? null;
   const targets = writableChannels(channels);
   const save = useAction();
   const errs = fieldErrors(save.error, FIELDS);
@@ -280,7 +282,7 @@ export function RuleEditor({
               {(id) => (
                 <select
                   id={id}
-                  value={eventId}
+                  value={chosen?.id ?? ''}
                   onChange={(e) => setEventId(e.target.value ? Number(e.target.value) : '')}
                 >
                   {events.map((ev) => (
@@ -291,7 +293,7 @@ export function RuleEditor({
                 </select>
               )}
             </Field>
-            <Preview draft={d} event={events.find((ev) => ev.id === eventId) ?? null} />
+            <Preview draft={d} event={chosen} />
           </>
         )}
       </section>

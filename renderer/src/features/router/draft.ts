@@ -92,8 +92,9 @@ export function bodyOf(d: RuleDraft): RouterRuleInput | DraftProblem {
     method: d.method || null,
     match,
     appid: d.appid === '' ? null : d.appid,
-    title: d.title,
-    message: d.message,
+    title: d.title.trim() ? d.title : DEFAULT_TITLE,
+    // Empty: the default text (the body as indented JSON), which the server keeps as null.
+    message: d.message === '' ? null : d.message,
     priority: p === '' ? null : Number(p),
     enabled: d.enabled,
   };

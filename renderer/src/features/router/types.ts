@@ -57,7 +57,8 @@ export interface RouterRule {
   match: MatchCondition[];
   appid: number | null;
   title: string;
-  message: string;
+  /** null: the default text, the body as indented JSON. */
+  message: string | null;
   priority: number | null;
   enabled: boolean;
   position: number;
@@ -69,7 +70,7 @@ export type RouterRuleInput = Omit<RouterRule, 'id' | 'position' | 'createdAt'>;
 
 /** `POST /webhook-router/rule/from-event/{eid}` answers a draft (no id unless `save: true`). */
 export interface FromEventAnswer {
-  rule: Partial<RouterRule> & Pick<RouterRule, 'pathPattern' | 'method' | 'match' | 'title' | 'message'>;
+  rule: Omit<RouterRule, 'id' | 'position' | 'createdAt'> & { id: number | null };
 }
 
 /** A message the router made, with the event and rule behind it. */
