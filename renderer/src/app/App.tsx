@@ -39,7 +39,7 @@ const NAV = [
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
-  { to: '/router', label: 'Router' },
+  { to: '/routing', label: 'Router' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -162,7 +162,7 @@ export function App() {
         </Suspense>
       );
       break;
-    case '/router':
+    case '/routing':
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <WebhookRouter />

@@ -20,7 +20,7 @@ function MessageLink({ e }: { e: RouterEvent }) {
 function RuleName({ e, rules }: { e: RouterEvent; rules: RouterRule[] }) {
   if (!e.matchedRuleId) return <span className="hint">no rule{e.messageId ? ' (default channel)' : ''}</span>;
   const r = rules.find((x) => x.id === e.matchedRuleId);
-  return <Link to={`/router?rule=${e.matchedRuleId}`}>rule “{r?.name ?? `#${e.matchedRuleId}`}”</Link>;
+  return <Link to={`/routing?rule=${e.matchedRuleId}`}>rule “{r?.name ?? `#${e.matchedRuleId}`}”</Link>;
 }
 
 /** The latest requests the router took, newest first. */
@@ -38,7 +38,7 @@ export function EventList({ events, rules }: { events: RouterEvent[] | null; rul
           <li key={e.id} className="card router-event" aria-label={`${e.method} ${e.path}`}>
             <div className="row wrap">
               <span className="tag router-method">{e.method}</span>
-              <Link to={`/router?event=${e.id}`} className="mono router-path">
+              <Link to={`/routing?event=${e.id}`} className="mono router-path">
                 {e.path}
               </Link>
               <span className="hint grow">{formatDate(e.receivedAt)}</span>
@@ -90,7 +90,7 @@ export function EventView({
 }) {
   return (
     <section className="stack" aria-labelledby="router-event-title">
-      <Link to="/router">← Webhook router</Link>
+      <Link to="/routing">← Webhook router</Link>
       <div className="row wrap">
         <h1 id="router-event-title" className="mono router-path">
           {e.method} {e.path}

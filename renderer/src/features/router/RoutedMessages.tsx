@@ -34,7 +34,7 @@ export function RoutedMessages({
                 : 'default channel (no rule)'}
             </span>
             <span aria-hidden="true">·</span>
-            <Link to={`/router?event=${m.routerEventId}`}>event #{m.routerEventId}</Link>
+            <Link to={`/routing?event=${m.routerEventId}`}>event #{m.routerEventId}</Link>
           </div>
         </li>
       ))}

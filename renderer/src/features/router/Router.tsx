@@ -7,7 +7,7 @@ import { Link, navigate, useLocation } from '../../app/router';
 import { ErrorText, useAction } from '../../components/ui';
 import { EventList, EventView } from './Events';
 import { RoutedMessages } from './RoutedMessages';
-import { RouterSettings } from './RouterSettings';
+import { keepFullToken, RouterSettings } from './RouterSettings';
 import { RuleEditor } from './RuleEditor';
 import { RuleList } from './Rules';
 import type {
@@ -24,7 +24,7 @@ const POLL_MS = 3000;
 const EVENT_LIMIT = 50;
 
 /**
- * The webhook router (issue 17): `/router` holds the URL, the rules, the latest events and the routed
+ * The webhook router (issue 17): `/routing` (not `/router`, the public ingest prefix, which the UI never owns) holds the URL, the rules, the latest events and the routed
  * messages; `?event=ID` opens an event, `?rule=ID` a rule, `?rule=new[&from=EID]` a new one (from an
  * event's draft). The router is fetched once per visit: the first GET creates it with its full token,
  * later ones mask it, so the full URL lives only as long as this page is open.
@@ -86,7 +86,7 @@ export default function Router() {
   if (ruleParam)
     return (
       <section className="stack router-page">
-        <Link to="/router">← Webhook router</Link>
+        <Link to="/routing">← Webhook router</Link>
         <ErrorText error={load.error} />
         <RuleRoute
           key={`${ruleParam}-${fromId ?? ''}`}
@@ -98,7 +98,7 @@ export default function Router() {
           defaultAppid={defaultAppid}
           onSaved={() => {
             void reload();
-            navigate('/router');
+            navigate('/routing');
           }}
         />
       </section>
@@ -121,11 +121,17 @@ export default function Router() {
         you care about into messages with titles made from their content.
       </p>
       <ErrorText error={load.error} />
-      {router ? <RouterSettings router={router} channels={channels} onChange={setRouter} /> : null}
+      {router ? (
+        <RouterSettings
+          router={router}
+          channels={channels}
+          onChange={(next) => setRouter((prev) => keepFullToken(prev, next))}
+        />
+      ) : null}
       <section className="card stack" aria-labelledby="router-rules-title">
         <div className="pane-head">
           <h2 id="router-rules-title">Rules</h2>
-          <button type="button" className="primary" onClick={() => navigate('/router?rule=new')}>
+          <button type="button" className="primary" onClick={() => navigate('/routing?rule=new')}>
             New rule
           </button>
         </div>
@@ -168,13 +174,15 @@ function EventRoute({
   if (!ev)
     return (
       <section className="stack">
-        <Link to="/router">← Webhook router</Link>
+        <Link to="/routing">← Webhook router</Link>
         <h1>Event #{id}</h1>
         <ErrorText error={act.error} />
         {act.busy ? <p className="loading">Loading…</p> : null}
       </section>
     );
-  return <EventView event={ev} rules={rules} onMakeRule={() => navigate(`/router?rule=new&from=${ev.id}`)} />;
+  return (
+    <EventView event={ev} rules={rules} onMakeRule={() => navigate(`/routing?rule=new&from=${ev.id}`)} />
+  );
 }
 
 /** A rule to edit, a new one, or a new one from an event's draft (fetched, so a reload keeps it). */
@@ -217,7 +225,7 @@ function RuleRoute({
         channels={channels}
         defaultAppid={defaultAppid}
         onSaved={onSaved}
-        onCancel={() => navigate(fromId ? `/router?event=${fromId}` : '/router')}
+        onCancel={() => navigate(fromId ? `/routing?event=${fromId}` : '/routing')}
       />
     );
   }
@@ -231,7 +239,7 @@ function RuleRoute({
       channels={channels}
       defaultAppid={defaultAppid}
       onSaved={onSaved}
-      onCancel={() => navigate('/router')}
+      onCancel={() => navigate('/routing')}
     />
   );
 }

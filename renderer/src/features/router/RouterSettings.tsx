@@ -12,6 +12,15 @@ export function isFullToken(r: WebhookRouter): boolean {
 }
 
 /**
+ * The record to show after an answer: a PUT answers the masked token, but the full one shown on this
+ * visit (first GET or rotate) is still the same token, so it stays on screen.
+ */
+export function keepFullToken(prev: WebhookRouter | null, next: WebhookRouter): WebhookRouter {
+  if (!prev || isFullToken(next) || !isFullToken(prev)) return next;
+  return { ...next, token: prev.token, url: prev.url };
+}
+
+/**
  * The router itself: its URL (full with a copy button right after it was made or rotated, masked after
  * that), on/off, the channel for events no rule takes, a new URL, and how to send to it.
  */

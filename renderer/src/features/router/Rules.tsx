@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { del, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { Link } from '../../app/router';
@@ -22,6 +23,8 @@ export function RuleList({
   onChanged: () => void;
 }) {
   const act = useAction();
+  // The switch shows the new state at once; the list's reload confirms it (a failure puts it back).
+  const [switched, setSwitched] = useState<Record<number, boolean>>({});
   const sorted = byPosition(rules);
   const name = (appid: number | null) =>
     appid === null ? 'no channel' : (channels.find((c) => c.id === appid)?.name ?? `channel ${appid}`);
@@ -32,7 +35,13 @@ export function RuleList({
     });
   const toggle = (r: RouterRule, enabled: boolean) =>
     act.run(async () => {
-      await put(`/webhook-router/rule/${r.id}`, { enabled });
+      setSwitched((s) => ({ ...s, [r.id]: enabled }));
+      try {
+        await put(`/webhook-router/rule/${r.id}`, { enabled });
+      } catch (err) {
+        setSwitched(({ [r.id]: _, ...rest }) => rest);
+        throw err;
+      }
       onChanged();
     });
   const remove = (r: RouterRule) =>
@@ -60,7 +69,7 @@ export function RuleList({
           >
             <div className="row wrap">
               <span className="hint">{i + 1}.</span>
-              <Link to={`/router?rule=${r.id}`} className="router-rule-name">
+              <Link to={`/routing?rule=${r.id}`} className="router-rule-name">
                 {r.name}
               </Link>
               <span className="tag router-method">{r.method ?? 'any'}</span>
@@ -71,12 +80,13 @@ export function RuleList({
                 </span>
               ) : null}
               <span className="tag">{name(r.appid)}</span>
+              {r.enabled ? null : <span className="tag">disabled: skipped</span>}
             </div>
             <div className="actions">
               <label className="check">
                 <input
                   type="checkbox"
-                  checked={r.enabled}
+                  checked={switched[r.id] ?? r.enabled}
                   disabled={act.busy}
                   onChange={(e) => void toggle(r, e.target.checked)}
                 />{' '}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, conditionDraft, draftOf, isProblem } from './draft';
 import { curlExamples } from './examples';
+import { keepFullToken } from './RouterSettings';
 import {
   DEFAULT_TITLE,
   missingExpressions,
@@ -185,5 +186,23 @@ describe('router examples', () => {
     expect(first?.value).toMatch(
       /^curl -X POST http:\/\/h\/router\/R1\/github -H 'Content-Type: application\/json' -d '\{.*\}'$/,
     );
+  });
+});
+
+describe('the router URL on screen', () => {
+  const full = {
+    token: 'Rabcdef123',
+    url: 'http://h/router/Rabcdef123',
+    enabled: true,
+    defaultAppid: null,
+    createdAt: '',
+  };
+  const masked = { ...full, token: 'Rab****123', url: 'http://h/router/Rab****123' };
+  it('stays full after a PUT answers it masked, and takes a rotated one', () => {
+    expect(keepFullToken(full, { ...masked, enabled: false })).toEqual({ ...full, enabled: false });
+    expect(keepFullToken(masked, masked)).toEqual(masked);
+    expect(keepFullToken(null, masked)).toEqual(masked);
+    const rotated = { ...full, token: 'Rnew', url: 'http://h/router/Rnew' };
+    expect(keepFullToken(full, rotated)).toEqual(rotated);
   });
 });
