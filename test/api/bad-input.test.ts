@@ -67,6 +67,12 @@ const BAD_JSON: unknown[] = [
     port: '22',
     httpPort: 'eighty',
     intervalSec: 'often',
+    // The webhook router (issue 17).
+    pathPattern: 42,
+    match: [{ path: 7, op: 'equals' }, 'x'],
+    defaultAppid: 'inbox',
+    position: -1,
+    save: 'yes',
   },
   { message: 'x'.repeat(70_000), title: 'y'.repeat(10_000), name: 'z'.repeat(10_000) },
 ];
@@ -175,7 +181,11 @@ it('every mounted route answers malformed ids, bodies and queries with a 4xx err
       json: { name: 'fuzz' },
     });
     const hookToken = String((hook.body as { url: string }).url.split('/').pop());
-    const fill = (id: string) => fillWith((p) => (p === ':token' ? hookToken : id));
+    // And a real webhook router, so /router/:token/... gets past the token to reading its body.
+    const router = await t.request('GET', '/webhook-router', { token: device.token });
+    const routerToken = String((router.body as { token: string }).token);
+    const token = route.includes(' /router/') ? routerToken : hookToken;
+    const fill = (id: string) => fillWith((p) => (p === ':token' ? token : id));
     const hasBody = method !== 'GET' && method !== 'HEAD';
     const check = async (what: string, path: string, body?: (typeof RAW)[number], token = device.token) => {
       requests++;

@@ -177,6 +177,22 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'question',
   );
+  // The webhook router (issue 17): a rule and an event that made a message (user-level records).
+  const router: { token: string } = ok(
+    await t.request('GET', '/webhook-router', { token: aDevice.token }),
+    'router',
+  );
+  const routerRule: { id: number } = ok(
+    await t.request('POST', '/webhook-router/rule', {
+      token: aDevice.token,
+      json: { name: 'zqa rule', appid: parent.id, title: 'zqa routed' },
+    }),
+    'router rule',
+  );
+  const routed: { id: number; messageId: number } = ok(
+    await t.request('POST', `/router/${router.token}/zqa`, { json: { zqa: 'payload' } }),
+    'router event',
+  );
   const delivery: { deliveries: { id: number; messageId: number }[] } = ok(
     await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
     'deliveries',
@@ -207,6 +223,9 @@ it("no route lets a user read, change or delete another user's resources", async
     question.id,
     question.messageId,
     delivery.deliveries[0]!.id,
+    routerRule.id,
+    routed.id,
+    routed.messageId,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -379,4 +398,14 @@ it("no route lets a user read, change or delete another user's resources", async
     'a subscribers',
   );
   expect(subscribers.map((x) => x.id)).toEqual([subscriberId]);
+  const rules: { id: number; name: string }[] = ok(
+    await t.request('GET', '/webhook-router/rule', { token: aDevice.token }),
+    'a router rules',
+  );
+  expect(rules.map((r) => [r.id, r.name])).toEqual([[routerRule.id, 'zqa rule']]);
+  const routerEvents: { events: { id: number; messageId: number }[] } = ok(
+    await t.request('GET', '/webhook-router/event', { token: aDevice.token }),
+    'a router events',
+  );
+  expect(routerEvents.events.map((e) => [e.id, e.messageId])).toEqual([[routed.id, routed.messageId]]);
 }, 120_000);
