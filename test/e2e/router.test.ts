@@ -296,12 +296,12 @@ describe.skipIf(!hasChromium)('webhook router in Chromium', () => {
       .toBeGreaterThan(0);
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await axeFindings(phone.page)).toEqual([]);
+    await screenshot(phone.page, 'router-phone');
     await phone.page.goto(`${t.url}/routing?rule=${ids.rule}`);
     await phone.page.getByRole('form', { name: 'Edit rule “GitHub pushes”' }).waitFor();
     await expect.poll(() => phone.page.getByTestId('preview-title').textContent()).toBe('push to octo/repo');
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await axeFindings(phone.page)).toEqual([]);
-    await screenshot(phone.page, 'router-phone');
     await phone.context.close();
   });
 });

@@ -1,8 +1,8 @@
 import { post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { FieldProblem, fieldErrors } from '../../components/field-errors';
-import { CopyField, ErrorText, Field, useAction } from '../../components/ui';
-import { writableChannels } from '../sources/NameAndChannel';
+import { CopyField, ErrorText, useAction } from '../../components/ui';
+import { ChannelPicker } from './ChannelPicker';
 import { curlExamples, serviceSetups } from './examples';
 import type { WebhookRouter } from './types';
 
@@ -36,7 +36,6 @@ export function RouterSettings({
   const act = useAction();
   const errs = fieldErrors(act.error, ['enabled', 'defaultAppid']);
   const full = isFullToken(router);
-  const targets = writableChannels(channels);
   const save = (body: Partial<Pick<WebhookRouter, 'enabled' | 'defaultAppid'>>) =>
     act.run(async () => onChange(await put<WebhookRouter>('/webhook-router', body)));
   const rotate = () => {
@@ -78,26 +77,15 @@ export function RouterSettings({
           />{' '}
           Router on (off: every request is answered 404 and nothing is kept)
         </label>
-        <Field
+        <ChannelPicker
           label="Default channel"
           hint="Where an event goes when no rule takes it; none: only kept below"
-        >
-          {(id) => (
-            <select
-              id={id}
-              value={router.defaultAppid ?? ''}
-              disabled={act.busy}
-              onChange={(e) => void save({ defaultAppid: e.target.value ? Number(e.target.value) : null })}
-            >
-              <option value="">None: keep the event only</option>
-              {targets.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+          none="None: keep the event only"
+          channels={channels}
+          value={router.defaultAppid}
+          disabled={act.busy}
+          onChange={(defaultAppid) => void save({ defaultAppid })}
+        />
       </div>
       <FieldProblem text={errs.of('enabled') ?? errs.of('defaultAppid')} />
       <ErrorText error={errs.rest} />

@@ -3,7 +3,7 @@ import { ApiError, post, put } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { FieldProblem, fieldErrors } from '../../components/field-errors';
 import { ErrorText, Field, formatDate, useAction } from '../../components/ui';
-import { writableChannels } from '../sources/NameAndChannel';
+import { ChannelPicker } from './ChannelPicker';
 import { bodyOf, conditionDraft, conditionsOf, draftOf, isProblem, type RuleDraft } from './draft';
 import { missingExpressions, renderRule, whyNot } from './template';
 import { MATCH_OPS, type MatchOp, METHODS, type RouterEvent, type RouterRule } from './types';
@@ -50,7 +50,6 @@ export function RuleEditor({
   const [eventId, setEventId] = useState<number | ''>(previewEventId ?? events[0]?.id ?? '');
   // The chosen event, else the newest (the list may arrive after the editor opened).
   const chosen = events.find((ev) => ev.id === eventId) ?? events[0] ?? null;
-  const targets = writableChannels(channels);
   const save = useAction();
   const errs = fieldErrors(save.error, FIELDS);
   const titleId = useId();
@@ -210,23 +209,15 @@ export function RuleEditor({
       </fieldset>
 
       <div className="grid2">
-        <Field label="Channel" hint="Where its messages go">
-          {(id) => (
-            <select
-              id={id}
-              value={d.appid}
-              onChange={(e) => patch({ appid: e.target.value ? Number(e.target.value) : '' })}
-              required
-            >
-              <option value="">Choose a channel</option>
-              {targets.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <ChannelPicker
+          label="Channel"
+          hint="Where its messages go"
+          none="Choose a channel"
+          channels={channels}
+          value={d.appid}
+          required
+          onChange={(appid) => patch({ appid: appid ?? '' })}
+        />
         <Field label="Priority" hint="0 to 10; empty: the channel's default">
           {(id) => (
             <input
