@@ -105,6 +105,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/channels', 'Channels'],
         ['/heartbeats', 'Heartbeats'],
         ['/port-scans', 'Port scans'],
+        ['/routing', 'Webhook router'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],

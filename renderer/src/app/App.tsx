@@ -28,6 +28,8 @@ const Maintenance = lazy(() => import('../features/maintenance/Maintenance'));
 const StatusPages = lazy(() => import('../features/status-pages/StatusPages'));
 // Issue 13's scans and verified hosts, its own chunk.
 const PortScans = lazy(() => import('../features/port-scans/PortScans'));
+// Issue 17's webhook router, its own chunk.
+const WebhookRouter = lazy(() => import('../features/router/Router'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
@@ -37,6 +39,7 @@ const NAV = [
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
+  { to: '/routing', label: 'Router' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -156,6 +159,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <PortScans />
+        </Suspense>
+      );
+      break;
+    case '/routing':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <WebhookRouter />
         </Suspense>
       );
       break;
