@@ -4,6 +4,10 @@ import type { RuleRow } from './store';
 /**
  * The router's pure parts (wire rules §11): glob path patterns, `match` conditions and `{{…}}` templates,
  * compiled once per rule so ingest only evaluates them.
+ *
+ * The UI's rule preview (renderer/src/features/router/template.ts) imports this module, so the preview
+ * renders exactly what ingest will: keep it free of Node-only imports (and its imports too), or the
+ * renderer build breaks.
  */
 
 /** What a request brings to the rules and templates. */
