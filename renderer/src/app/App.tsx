@@ -28,12 +28,15 @@ const Maintenance = lazy(() => import('../features/maintenance/Maintenance'));
 const StatusPages = lazy(() => import('../features/status-pages/StatusPages'));
 // Issue 13's scans and verified hosts, its own chunk.
 const PortScans = lazy(() => import('../features/port-scans/PortScans'));
+// Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
+const Metrics = lazy(() => import('../features/metrics/Metrics'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/channels', label: 'Channels' },
   { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/monitors', label: 'Monitors' },
+  { to: '/metrics', label: 'Metrics' },
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
@@ -135,6 +138,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Monitors />
+        </Suspense>
+      );
+      break;
+    case '/metrics':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Metrics />
         </Suspense>
       );
       break;
