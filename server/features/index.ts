@@ -15,6 +15,7 @@ import { deviceTokenResolver } from './devices/service';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
+import { metricsFeature } from './metrics/feature';
 import { monitorsFeature } from './monitors/feature';
 import { pairingRoutes } from './pairing/routes';
 import { portScansFeature } from './port-scans/feature';
@@ -65,6 +66,7 @@ export const FEATURES: readonly Feature[] = [
   questionsFeature,
   verifiedHostsFeature,
   portScansFeature,
+  metricsFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

@@ -83,6 +83,9 @@ export const errors = {
   planLimit: (what: string) => new ApiError(403, `plan limit reached: ${what}`),
   // Per-user caps on sources (not plan limits; issue 11).
   userCap: (n: number, things: string) => new ApiError(403, `limit reached: at most ${n} ${things} per user`),
+  // Metrics (issue 17, wire rules §8): alerts of one metric source.
+  perSourceCap: (n: number, things: string) =>
+    new ApiError(403, `limit reached: at most ${n} ${things} per metric source`),
   // Errors that say what to do (issue 20).
   tokenKindNotAccepted: (given: string, accepted: string) =>
     new ApiError(401, `${given} is not accepted here; this endpoint takes ${accepted}`),

@@ -43,9 +43,16 @@ export interface SourceRef {
   channelId: number;
 }
 
-/** `extras` of a source message: `service::source` names the source and the event. */
-export function sourceExtras(src: SourceRef, event: string): Record<string, unknown> {
-  return { 'service::source': { kind: src.kind, id: src.id, event } };
+/**
+ * `extras` of a source message: `service::source` names the source and the event, plus the id of a
+ * sub-record where there is one (`alertId` of a metric alert, §0.4).
+ */
+export function sourceExtras(
+  src: SourceRef,
+  event: string,
+  more: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { 'service::source': { kind: src.kind, id: src.id, event, ...more } };
 }
 
 /**
@@ -57,11 +64,19 @@ export function sendSourceMessage(
   ctx: AppContext,
   src: SourceRef,
   event: string,
-  m: { title: string; message: string; priority: number; date?: number; extras?: Record<string, unknown> },
+  m: {
+    title: string;
+    message: string;
+    priority: number;
+    date?: number;
+    extras?: Record<string, unknown>;
+    /** Sub-record ids inside `service::source` (`alertId`). */
+    sourceFields?: Record<string, unknown>;
+  },
 ): number | null {
   // A family's own keys (`service::screenshot`) beside `service::source`, which they cannot replace.
-  const { extras: own, ...fields } = m;
-  const extras = { ...own, ...sourceExtras(src, event) };
+  const { extras: own, sourceFields, ...fields } = m;
+  const extras = { ...own, ...sourceExtras(src, event, sourceFields) };
   // A source a window names explicitly (its channel may be uncovered) still speaks silently (§0.4).
   if (isCovered(ctx, { kind: src.kind, id: src.id, appid: src.channelId })) extras[SILENT_EXTRA] = true;
   const input: SendInput = { ...fields, extras, senderName: src.name };
