@@ -73,7 +73,9 @@ export function SeriesChart({
   version: number;
 }) {
   const [bucket, setBucket] = useState<Bucket>('1m');
-  const [data, setData] = useState<SeriesAnswer | null>(null);
+  // The data table stays open across bucket changes (the chart is rebuilt for each).
+  const [tableOpen, setTableOpen] = useState(false);
+  const [data, setData] = useState<{ answer: SeriesAnswer; start: number; end: number } | null>(null);
   const load = useAction();
   const name = useId();
   const latest = useRef(0);
@@ -85,16 +87,16 @@ export function SeriesChart({
       const answer = await get<SeriesAnswer>(
         `/metric-source/${sourceId}/metrics/${metric.id}/series${query({ bucket, ...w })}`,
       );
-      if (at === latest.current) setData(answer);
+      if (at === latest.current) setData({ answer, start: w.start, end: w.end });
     });
   }, [sourceId, metric.id, metric.lastAt, bucket, version, load.run]);
 
-  const shown = data && data.bucket === bucket ? data : null;
+  const shown = data && data.answer.bucket === bucket ? data.answer : null;
   const points = chartPoints(shown?.points ?? []);
   const label = chartSummary(metric, bucket, shown?.points ?? []);
   const fmt = tickFormatter(bucket);
-  const from = shown ? Date.parse(shown.from) : 0;
-  const to = shown ? Date.parse(shown.to) : 0;
+  const from = data?.start ?? 0;
+  const to = data?.end ?? 0;
   const unit = metric.unit;
 
   return (
@@ -174,7 +176,7 @@ export function SeriesChart({
               </ComposedChart>
             </ResponsiveContainer>
           </div>
-          <details>
+          <details open={tableOpen} onToggle={(e) => setTableOpen(e.currentTarget.open)}>
             <summary>Data table ({points.length} buckets)</summary>
             <div className="table-scroll">
               <table className="table metric-table" aria-label={`Points of ${metric.name} by ${bucket}`}>

@@ -2,26 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { chartSummary, formatTags, formatValue, ingestExamples, parseTags, seriesWindow } from './metrics';
 
 describe('metrics page helpers', () => {
-  it('seriesWindow ends with the bucket holding now and stays within 1,440 buckets', () => {
+  it('seriesWindow asks for the bucket holding now and the ones before it, 1,440 at most', () => {
     const now = Date.UTC(2026, 0, 15, 12, 30, 20);
-    expect(seriesWindow('1m', now)).toEqual({
-      from: '2026-01-14T12:31:00.000Z',
-      to: '2026-01-15T12:31:00.000Z',
-    });
-    expect(seriesWindow('1h', now)).toEqual({
-      from: '2026-01-08T13:00:00.000Z',
-      to: '2026-01-15T13:00:00.000Z',
-    });
-    expect(seriesWindow('1d', now)).toEqual({
-      from: '2025-10-18T00:00:00.000Z',
-      to: '2026-01-16T00:00:00.000Z',
-    });
+    const iso = (w: { start: number; end: number }) => [w.start, w.end].map((t) => new Date(t).toISOString());
+    const m = seriesWindow('1m', now);
+    expect(m).toMatchObject({ from: '2026-01-14T12:31:00.000Z', to: '2026-01-15T12:30:20.000Z' });
+    expect(iso(m)).toEqual(['2026-01-14T12:31:00.000Z', '2026-01-15T12:31:00.000Z']);
+    // The server's count: (last bucket − first bucket) / size + 1.
+    expect((Math.floor(now / 60_000) * 60_000 - m.start) / 60_000 + 1).toBe(1_440);
+    expect(seriesWindow('1h', now)).toMatchObject({ from: '2026-01-08T13:00:00.000Z' });
+    expect(seriesWindow('1d', now)).toMatchObject({ from: '2025-10-18T00:00:00.000Z' });
+    expect(iso(seriesWindow('1d', now))[1]).toBe('2026-01-16T00:00:00.000Z');
   });
 
   it('seriesWindow moves its end to a last point later than this device’s clock', () => {
     const now = Date.UTC(2026, 0, 15, 12, 0, 0);
-    expect(seriesWindow('1m', now, '2026-01-15T12:05:10.000Z').to).toBe('2026-01-15T12:06:00.000Z');
-    expect(seriesWindow('1m', now, '2026-01-15T11:00:00.000Z').to).toBe('2026-01-15T12:01:00.000Z');
+    expect(seriesWindow('1m', now, '2026-01-15T12:05:10.000Z').to).toBe('2026-01-15T12:05:10.000Z');
+    expect(seriesWindow('1m', now, '2026-01-15T11:00:00.000Z').to).toBe('2026-01-15T12:00:00.000Z');
   });
 
   it('parseTags reads key=value lists, quoted or not, and names a bad part', () => {

@@ -12,16 +12,27 @@ export function bucketInfo(b: Bucket) {
 }
 
 /**
- * The `from`/`to` of a chart: `count` whole UTC-aligned buckets ending with the one that holds now. A
- * series whose last point is later than this device's clock (a server clock ahead of it) moves the end
- * there, so the newest point is never cut off.
+ * The `from`/`to` of a chart: `count` UTC-aligned buckets, the last one holding now (the server counts
+ * the buckets from `from`'s to `to`'s, both included, up to 1,440). A series whose last point is later
+ * than this device's clock (a server clock ahead of it) moves the end there, so the newest point is
+ * never cut off. `end` is where the last bucket ends: the chart's right edge.
  */
-export function seriesWindow(b: Bucket, now: number, lastAt?: string | null): { from: string; to: string } {
+export function seriesWindow(
+  b: Bucket,
+  now: number,
+  lastAt?: string | null,
+): { from: string; to: string; start: number; end: number } {
   const { ms, count } = bucketInfo(b);
   const last = lastAt ? Date.parse(lastAt) : Number.NaN;
-  const end = Math.max(now, Number.isFinite(last) ? last : now);
-  const to = Math.floor(end / ms) * ms + ms;
-  return { from: new Date(to - count * ms).toISOString(), to: new Date(to).toISOString() };
+  const at = Math.max(now, Number.isFinite(last) ? last : now);
+  const lastBucket = Math.floor(at / ms) * ms;
+  const start = lastBucket - (count - 1) * ms;
+  return {
+    from: new Date(start).toISOString(),
+    to: new Date(at).toISOString(),
+    start,
+    end: lastBucket + ms,
+  };
 }
 
 /** `{host="nas", mount="/"}`, or '' without tags: how a series is named beside its metric. */
