@@ -204,6 +204,7 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
     await expect
       .poll(() => cpu.locator('.metric-tooltip').textContent())
       .toMatch(/avg21min20max22last20count2/);
+    await cpu.evaluate((e) => e.scrollIntoView());
     await screenshot(page, 'metrics-chart');
   });
 
@@ -301,6 +302,9 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
       message: expect.stringContaining('at 35.5 (over 30)'),
       priority: 9,
     });
+    await page
+      .getByRole('heading', { name: 'Alerts', level: 2 })
+      .evaluate((e) => e.scrollIntoView({ block: 'center' }));
     await screenshot(page, 'metrics-source');
 
     // Back under the threshold: ok again.
@@ -349,6 +353,22 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
     expect(await row.textContent()).toContain('Home');
     await expect.poll(() => row.locator('dd').nth(1).textContent()).toBe('4');
     expect(await row.locator('dd').first().textContent()).not.toBe('never');
+    // A second source, made paused through the API, waits below it.
+    const garage = await t.request('POST', '/metric-source', {
+      token: await token(),
+      json: { appid: channel.id, name: 'Garage', paused: true },
+    });
+    expect(garage.status).toBe(200);
+    await page.reload();
+    const rows = page.getByRole('list', { name: 'Metric sources' }).getByRole('listitem');
+    await expect
+      .poll(() =>
+        rows.evaluateAll((els) =>
+          els.map((e) => `${e.getAttribute('aria-label')} ${e.querySelector('.hb-chip')?.textContent}`),
+        ),
+      )
+      .toEqual(['Home sensors ok', 'Garage paused']);
+    await expect.poll(() => rows.nth(1).locator('dd').allTextContents()).toEqual(['never', '0']);
     await screenshot(page, 'metrics');
   });
 
@@ -360,7 +380,7 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
       await p.goto(t.url);
       await p.evaluate((tok) => localStorage.setItem('belfry.token', tok), await token());
       await p.goto(`${t.url}/metrics`);
-      await p.getByRole('list', { name: 'Metric sources' }).getByRole('listitem').waitFor();
+      await p.getByRole('list', { name: 'Metric sources' }).getByRole('listitem').first().waitFor();
       await p.waitForLoadState('networkidle');
       for (const f of await axeFindings(p)) found.push(`${phone ? 'phone' : 'desktop'} list: ${f}`);
       await p.getByRole('link', { name: 'Home sensors' }).click();
@@ -379,7 +399,10 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       );
       expect(overflow, phone ? 'phone' : 'desktop').toBeLessThanOrEqual(0);
-      if (phone) await screenshot(p, 'metrics-phone');
+      if (phone) {
+        await cpu.evaluate((e) => e.scrollIntoView());
+        await screenshot(p, 'metrics-phone');
+      }
       await c.close();
     }
     expect(found).toEqual([]);
@@ -399,8 +422,8 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('heading', { name: 'Metrics', level: 1 }).waitFor();
     await expect
-      .poll(() => page.getByText('No metric sources yet.', { exact: false }).isVisible())
-      .toBe(true);
+      .poll(() => page.getByRole('list', { name: 'Metric sources' }).getByRole('listitem').allTextContents())
+      .toEqual([expect.stringContaining('Garage')]);
     expect((await send('{"name":"x","value":1}', 'application/json')).status).toBe(404);
   });
 });

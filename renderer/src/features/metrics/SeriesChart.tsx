@@ -178,8 +178,13 @@ export function SeriesChart({
           </div>
           <details open={tableOpen} onToggle={(e) => setTableOpen(e.currentTarget.open)}>
             <summary>Data table ({points.length} buckets)</summary>
-            <div className="table-scroll">
-              <table className="table metric-table" aria-label={`Points of ${metric.name} by ${bucket}`}>
+            <section
+              className="table-scroll"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways is reached by keyboard
+              tabIndex={0}
+              aria-label="Data table, scrolls sideways"
+            >
+              <table className="metric-table" aria-label={`Points of ${metric.name} by ${bucket}`}>
                 <thead>
                   <tr>
                     <th scope="col">Bucket</th>
@@ -194,7 +199,14 @@ export function SeriesChart({
                   {[...points].reverse().map((p) => (
                     <tr key={p.t}>
                       <td>
-                        <time dateTime={p.at}>{new Date(p.t).toLocaleString()}</time>
+                        <time dateTime={p.at}>
+                          {new Date(p.t).toLocaleString([], {
+                            month: 'short',
+                            day: 'numeric',
+                            hour: '2-digit',
+                            minute: '2-digit',
+                          })}
+                        </time>
                       </td>
                       <td>{formatValue(p.avg, unit)}</td>
                       <td>{formatValue(p.min, unit)}</td>
@@ -205,7 +217,7 @@ export function SeriesChart({
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           </details>
         </>
       )}
