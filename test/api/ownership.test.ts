@@ -84,6 +84,31 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'heartbeat',
   );
+  // A metric source with a series (fed through its public URL) and an alert on it (issue 17).
+  const metricSource: { id: number; token: string } = ok(
+    await t.request('POST', '/metric-source', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa metrics' },
+    }),
+    'metric source',
+  );
+  ok(
+    await t.request('POST', `/metric/${metricSource.token}`, {
+      json: { name: 'zqa_load', value: 1, tags: { host: 'zqa' } },
+    }),
+    'metric point',
+  );
+  const [series] = ok<{ id: number }[]>(
+    await t.request('GET', `/metric-source/${metricSource.id}/metrics`, { token: aDevice.token }),
+    'metric series',
+  );
+  const metricAlert: { id: number } = ok(
+    await t.request('POST', `/metric-source/${metricSource.id}/alerts`, {
+      token: aDevice.token,
+      json: { metric: 'zqa_load', condition: 'above', threshold: 5, message: 'zqa high' },
+    }),
+    'metric alert',
+  );
   const monitor: { id: number } = ok(
     await t.request('POST', '/fake-monitor', {
       token: aDevice.token,
@@ -195,6 +220,9 @@ it("no route lets a user read, change or delete another user's resources", async
     share.id,
     token.id,
     heartbeat.id,
+    metricSource.id,
+    series!.id,
+    metricAlert.id,
     monitor.id,
     browser.id,
     verifiedHost.id,
@@ -356,6 +384,25 @@ it("no route lets a user read, change or delete another user's resources", async
   expect(heartbeats[0]!.token).toBe(
     `${heartbeat.token.slice(0, 3)}${'*'.repeat(16)}${heartbeat.token.slice(-4)}`,
   );
+  const metricSources: { id: number; name: string; status: string }[] = ok(
+    await t.request('GET', '/metric-source', { token: aDevice.token }),
+    'a metric sources',
+  );
+  expect(metricSources.map((m) => [m.id, m.name, m.status])).toEqual([
+    [metricSource.id, 'zqa metrics', 'ok'],
+  ]);
+  const metricSeries: { id: number; name: string; lastValue: number; unit: string }[] = ok(
+    await t.request('GET', `/metric-source/${metricSource.id}/metrics`, { token: aDevice.token }),
+    'a metric series',
+  );
+  expect(metricSeries.map((m) => [m.id, m.name, m.lastValue, m.unit])).toEqual([
+    [series!.id, 'zqa_load', 1, ''],
+  ]);
+  const metricAlerts: { id: number; message: string; enabled: boolean }[] = ok(
+    await t.request('GET', `/metric-source/${metricSource.id}/alerts`, { token: aDevice.token }),
+    'a metric alerts',
+  );
+  expect(metricAlerts.map((m) => [m.id, m.message, m.enabled])).toEqual([[metricAlert.id, 'zqa high', true]]);
   const monitors: { id: number; name: string; paused: boolean }[] = ok(
     await t.request('GET', '/fake-monitor', { token: aDevice.token }),
     'a monitors',
@@ -379,4 +426,4 @@ it("no route lets a user read, change or delete another user's resources", async
     'a subscribers',
   );
   expect(subscribers.map((x) => x.id)).toEqual([subscriberId]);
-}, 120_000);
+}, 300_000);
