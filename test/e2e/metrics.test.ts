@@ -312,6 +312,20 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
     await pass(0);
     await expect.poll(() => alert.locator('.hb-chip').textContent()).toBe('ok');
     await expect.poll(() => chip().textContent()).toBe('ok');
+
+    // Edited: the editor opens with the stored rule; a higher threshold and no tag filter.
+    await alert.getByRole('button', { name: 'Edit alert cpu_temp{host="nas"} above 30 °C for 1m' }).click();
+    const edit = alert.getByRole('form', { name: 'Edit alert' });
+    expect(await edit.getByLabel('Tags', { exact: true }).inputValue()).toBe('host="nas"');
+    expect(await edit.getByLabel('Threshold (°C)', { exact: true }).inputValue()).toBe('30');
+    expect(await edit.getByLabel('For unit', { exact: true }).inputValue()).toBe('m');
+    await edit.getByLabel('Threshold (°C)', { exact: true }).fill('40');
+    await edit.getByLabel('Tags', { exact: true }).fill('');
+    await edit.getByRole('button', { name: 'Save alert' }).click();
+    await expect.poll(() => alert.getAttribute('aria-label')).toBe('cpu_temp above 40 °C for 1m');
+    expect(
+      (await t.request('GET', `/metric-source/${src.id}/alerts`, { token: await token() })).body,
+    ).toMatchObject([{ threshold: 40, tags: {}, forSec: 60, priority: 9 }]);
   });
 
   it('pauses, resumes and rotates the URL; the list row says status, last point and series', async () => {

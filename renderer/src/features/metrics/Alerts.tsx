@@ -280,6 +280,19 @@ export function Alerts({
       await del(`/metric-source/${sourceId}/alerts/${a.id}`);
       onChanged();
     });
+  /** The editor of a new alert (no argument) or of `a`; saving closes it and reloads. */
+  const form = (a?: MetricAlert) => (
+    <AlertForm
+      sourceId={sourceId}
+      {...(a ? { alert: a } : {})}
+      series={series}
+      onCancel={() => setEditing(null)}
+      onSaved={() => {
+        setEditing(null);
+        onChanged();
+      }}
+    />
+  );
   return (
     <section className="stack" aria-labelledby={headId}>
       <div className="pane-head">
@@ -293,17 +306,7 @@ export function Alerts({
           New alert
         </button>
       </div>
-      {editing === 'new' ? (
-        <AlertForm
-          sourceId={sourceId}
-          series={series}
-          onCancel={() => setEditing(null)}
-          onSaved={() => {
-            setEditing(null);
-            onChanged();
-          }}
-        />
-      ) : null}
+      {editing === 'new' ? form() : null}
       <ErrorText error={act.error} />
       {alerts && alerts.length === 0 && editing !== 'new' ? (
         <p className="empty">
@@ -349,18 +352,7 @@ export function Alerts({
                   Delete<span className="sr-only">{` alert ${rule}`}</span>
                 </button>
               </div>
-              {editing === a.id ? (
-                <AlertForm
-                  sourceId={sourceId}
-                  alert={a}
-                  series={series}
-                  onCancel={() => setEditing(null)}
-                  onSaved={() => {
-                    setEditing(null);
-                    onChanged();
-                  }}
-                />
-              ) : null}
+              {editing === a.id ? form(a) : null}
             </li>
           );
         })}
