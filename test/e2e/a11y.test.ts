@@ -104,6 +104,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       const screens: [string, string][] = [
         ['/channels', 'Channels'],
         ['/heartbeats', 'Heartbeats'],
+        ['/metrics', 'Metrics'],
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
         ['/devices', 'Devices'],

@@ -30,12 +30,15 @@ const StatusPages = lazy(() => import('../features/status-pages/StatusPages'));
 const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 // Issue 17's webhook router, its own chunk.
 const WebhookRouter = lazy(() => import('../features/router/Router'));
+// Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
+const Metrics = lazy(() => import('../features/metrics/Metrics'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/channels', label: 'Channels' },
   { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/monitors', label: 'Monitors' },
+  { to: '/metrics', label: 'Metrics' },
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
@@ -138,6 +141,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Monitors />
+        </Suspense>
+      );
+      break;
+    case '/metrics':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Metrics />
         </Suspense>
       );
       break;
