@@ -245,6 +245,7 @@ async function seriesQuery(
   writeFileSync(bodyFile, sample.body);
   const floor = await spawnServer(join(BENCH_DIR, 'servers', 'static.ts'), { BENCH_BODY_FILE: bodyFile });
   try {
+    const cpu0 = server.cpuMs();
     const [page, same] = await interleavedLatency(
       [
         {
@@ -258,9 +259,13 @@ async function seriesQuery(
       ],
       { rounds: ROUNDS, count: QUERY_COUNT, warmup: QUERY_WARMUP },
     );
+    const cpuPerGet = (server.cpuMs() - cpu0) / (ROUNDS * QUERY_COUNT + QUERY_WARMUP);
     result[
       `series 1m, one 1,440-bucket window of a 7-day series: p99 ms per round of ${QUERY_COUNT}, median`
     ] = formatRounds(page!, 2);
+    // The server's own work per GET (its CPU while only these GETs reach it): what a loaded machine's
+    // scheduling adds to the latencies is not in it.
+    result['series window server CPU ms per GET'] = round(cpuPerGet, 2);
     result['series window pooled p50 / p99 ms (bytes)'] =
       `${round(page!.p50, 2)} / ${round(page!.p99, 2)} (${Buffer.byteLength(sample.body)})`;
     result['same bytes from raw node:http (the floor): p99 per round, median'] = formatRounds(same!, 2);
