@@ -264,6 +264,24 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v >= 0.8,
       '×',
     ),
+    // Issue 18: email inboxes (webscripts-mail.bench.ts).
+    line(
+      '50 mails/s through the SMTP listener, 5 rules, durable: mails accepted per s (median of the rounds)',
+      num('webscripts-mail', (k) => k.startsWith('mails accepted per s')),
+      (v) => v >= 49.5,
+      ' mails/s',
+    ),
+    line(
+      'mails sent at 50/s that were refused, failed or not stored as an event = 0',
+      num('webscripts-mail', (k) => k.startsWith('mails refused, failed or without')),
+      (v) => v === 0,
+    ),
+    line(
+      'POST /message p99 during 50 mails/s ≤ 2 × its p99 without (same server and run)',
+      num('webscripts-mail', (k) => k.startsWith('POST /message p99 during / without')),
+      (v) => v <= 2,
+      '×',
+    ),
     // Issue 13: browser workflows (browser-scans.bench.ts).
     line(
       'three-step browser workflow per check, warm browser ≤ 1.5 s (p95)',

@@ -20,12 +20,17 @@ const config = loadConfig({
     adminEmail: 'bench@example.com',
     adminPassword: 'bench-password',
     logLevel: 'error',
+    // The inbound SMTP listener of email inboxes (webscripts-mail.bench.ts), e.g. 127.0.0.1:0.
+    ...(process.env.BENCH_SMTP_LISTEN ? { smtpListen: process.env.BENCH_SMTP_LISTEN } : {}),
   },
 });
 const server = await createServer(config, { log: createLogger('error') });
 const createMs = performance.now() - t0;
 const { port } = await server.start();
-process.stdout.write(`${JSON.stringify({ port, createMs, sinceProcessStartMs: performance.now() })}\n`);
+const smtpPort = server.smtp?.boundPort;
+process.stdout.write(
+  `${JSON.stringify({ port, createMs, sinceProcessStartMs: performance.now(), ...(smtpPort ? { smtpPort } : {}) })}\n`,
+);
 process.once('SIGTERM', () => {
   server.stop().then(
     () => process.exit(0),
