@@ -183,6 +183,19 @@ describe('inbox records', () => {
     expect(ok(await t.request('GET', '/email-inbox', { token: scoped.token }), 'scoped')).toEqual([]);
     expect((await t.request('GET', `/email-inbox/${a.inbox.id}`, { token: scoped.token })).status).toBe(404);
     expect(await events(t, scoped.token)).toEqual([]);
+    // A token scoped to the inbox's channel sees its events, and only those (an inbox on another channel
+    // of the same user stays out).
+    const elsewhere = ok(
+      await t.request('POST', '/email-inbox', {
+        token: a.device.token,
+        json: { appid: other.id, name: 'other' },
+      }),
+      'elsewhere',
+    );
+    await sendMail(t, { from: 'x@y.example', to: elsewhere.address, subject: 'other channel', text: 't' });
+    const inScope = await apiToken(t, a.device, { appIds: [a.channel.id] });
+    expect((await events(t, inScope.token)).map((e) => e.id)).toEqual([ev.id]);
+    expect((await events(t, a.device.token)).map((e) => e.subject)).toEqual(['other channel', 's']);
     const created = await t.request('POST', '/email-inbox', {
       token: scoped.token,
       json: { appid: a.channel.id, name: 'out of scope' },

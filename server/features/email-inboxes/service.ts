@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import type { Paging } from '../../http/paging';
-import { channelInScope, receivedChannel } from '../channels/access';
+import { channelInScope, isRestricted, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { compilePattern } from '../monitors/kinds/assertions';
 import { maySend, sourcesInView, writableChannel } from '../sources/access';
@@ -293,14 +293,11 @@ export interface PageInput {
 
 /** `GET /email-inbox/event?inboxId&limit&since`: newest first, paging as `GET /message`. */
 export function listEvents(ctx: AppContext, p: Principal, inboxId: number | undefined, req: PageInput) {
-  if (inboxId !== undefined) ownInbox(ctx, p, inboxId);
-  let rows = pageEvents(ctx.db, p.userId, inboxId, req.since, req.limit + 1);
-  // A scoped API token sees the events of inboxes in its scope only.
-  rows = sourcesInView(
-    ctx,
-    p,
-    rows.map((r) => ({ ...r, channel_id: findInbox(ctx.db, r.inbox_id)?.channel_id ?? r.channel_id })),
-  );
+  // One inbox; or, for a scoped API token, the inboxes on channels in its scope; else all of the user's.
+  let ids: number[] | undefined;
+  if (inboxId !== undefined) ids = [ownInbox(ctx, p, inboxId).id];
+  else if (isRestricted(p)) ids = listInboxes(ctx, p).map((r) => r.id);
+  const rows = pageEvents(ctx.db, p.userId, ids, req.since, req.limit + 1);
   const hasNext = rows.length > req.limit;
   const shown = hasNext ? rows.slice(0, req.limit) : rows;
   const paging: Paging = { size: shown.length, limit: req.limit };

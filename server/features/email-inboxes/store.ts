@@ -226,25 +226,29 @@ export function findEvent(db: Db, id: number): EventRow | undefined {
   return db.first<EventRow>('SELECT * FROM email_inbox_events WHERE id = ?', [id]);
 }
 
-/** Newest first, ids below `before` (0: from the newest); one inbox, or every inbox of the user. */
+/**
+ * Newest first, ids below `before` (0: from the newest); one inbox, or every inbox of the user, or only
+ * `inboxIds` (a scoped API token's view).
+ */
 export function pageEvents(
   db: Db,
   userId: number,
-  inboxId: number | undefined,
+  inboxIds: readonly number[] | undefined,
   before: number,
   take: number,
 ): EventRow[] {
   const where = ['user_id = ?'];
   const args: number[] = [userId];
-  if (inboxId !== undefined) {
-    where.push('inbox_id = ?');
-    args.push(inboxId);
+  if (inboxIds !== undefined) {
+    if (inboxIds.length === 0) return [];
+    where.push(`inbox_id IN (${inboxIds.map(() => '?').join(',')})`);
+    args.push(...inboxIds);
   }
   if (before > 0) {
     where.push('id < ?');
     args.push(before);
   }
-  const by = inboxId === undefined ? 'email_inbox_events_by_user' : 'email_inbox_events_by_inbox';
+  const by = inboxIds?.length === 1 ? 'email_inbox_events_by_inbox' : 'email_inbox_events_by_user';
   return db.all<EventRow>(
     `SELECT * FROM email_inbox_events INDEXED BY ${by} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
     [...args, take],
