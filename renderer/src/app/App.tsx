@@ -264,10 +264,8 @@ export function App() {
         <div className="frame">
           <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
             {groups.map((g) => (
-              <div key={g.label} className="nav-group" role="group" aria-label={g.label}>
-                <span className="nav-heading" aria-hidden="true">
-                  {g.label}
-                </span>
+              <div key={g.label} className="nav-group">
+                <span className="nav-heading">{g.label}</span>
                 {g.items.map((n) => (
                   <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
                     {n.label}
