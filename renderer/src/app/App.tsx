@@ -32,6 +32,8 @@ const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 const WebhookRouter = lazy(() => import('../features/router/Router'));
 // Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
+// Issue 18's email inboxes, their rules and received mail, its own chunk.
+const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
@@ -43,6 +45,7 @@ const NAV = [
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
   { to: '/routing', label: 'Router' },
+  { to: '/inboxes', label: 'Inboxes' },
   { to: '/devices', label: 'Devices' },
   { to: '/api-tokens', label: 'API tokens' },
   { to: '/account', label: 'Account' },
@@ -176,6 +179,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <WebhookRouter />
+        </Suspense>
+      );
+      break;
+    case '/inboxes':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <EmailInboxes />
         </Suspense>
       );
       break;
