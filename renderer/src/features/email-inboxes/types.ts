@@ -32,7 +32,7 @@ export interface EmailInboxInput {
 export type MailAction = 'message' | 'drop' | 'paused';
 
 export interface MailAttachment {
-  filename: string;
+  filename: string | null;
   size: number;
   contentType: string;
 }
