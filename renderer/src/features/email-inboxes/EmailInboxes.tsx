@@ -8,7 +8,16 @@ import { Link, navigate, useLocation } from '../../app/router';
 import { CopyField, ErrorText, formatDate, useAction } from '../../components/ui';
 import { StatusChip } from '../heartbeats/HealthDot';
 import { ChannelFilter } from '../sources/ChannelFilter';
-import { deleteInbox, getInbox, listInboxes, listMail, listRules, ruleFromMail, updateInbox } from './api';
+import {
+  deleteInbox,
+  getInbox,
+  getMail,
+  listInboxes,
+  listMail,
+  listRules,
+  ruleFromMail,
+  updateInbox,
+} from './api';
 import { InboxForm } from './InboxForm';
 import { MailList, MailView } from './Mails';
 import { RuleEditor } from './RuleEditor';
@@ -231,27 +240,18 @@ function InboxDetail({
       </section>
     );
 
-  if (mailId) {
-    const mail = mails?.find((m) => m.id === mailId);
+  if (mailId)
     return (
       <div className="stack hb-page inboxes-page">
-        {mail ? (
-          <MailView
-            mail={mail}
-            rules={rules}
-            onMakeRule={() => navigate(`${back}&rule=new&from=${mail.id}`)}
-          />
-        ) : (
-          <section className="stack" aria-labelledby="mail-title">
-            <Link to={back}>← {inbox.name}</Link>
-            <h1 id="mail-title">Mail #{mailId}</h1>
-            <ErrorText error={load.error} />
-            {mails ? <p className="empty">This mail is not among the latest {MAIL_LIMIT}.</p> : null}
-          </section>
-        )}
+        <MailRoute
+          key={mailId}
+          id={mailId}
+          inbox={inbox}
+          listed={mails?.find((m) => m.id === mailId)}
+          rules={rules}
+        />
       </div>
     );
-  }
 
   const channel = channels.find((c) => c.id === inbox.appid);
   const update = (next: EmailInbox) => {
@@ -347,6 +347,44 @@ function InboxDetail({
         <MailList inboxId={id} events={mails} rules={rules} />
       </section>
     </section>
+  );
+}
+
+/** One mail: from the list when it is among the latest, else fetched on its own. */
+function MailRoute({
+  id,
+  inbox,
+  listed,
+  rules,
+}: {
+  id: number;
+  inbox: EmailInbox;
+  listed: MailEvent | undefined;
+  rules: InboxRule[];
+}) {
+  const [fetched, setFetched] = useState<MailEvent | null>(null);
+  const act = useAction();
+  const missing = listed === undefined;
+  useEffect(() => {
+    if (missing) void act.run(async () => setFetched(await getMail(id)));
+  }, [id, missing, act.run]);
+  const mail = listed ?? fetched;
+  if (!mail)
+    return (
+      <section className="stack" aria-labelledby="mail-title">
+        <Link to={`/inboxes?id=${inbox.id}`}>← {inbox.name}</Link>
+        <h1 id="mail-title">Mail #{id}</h1>
+        <ErrorText error={act.error} />
+        {act.busy ? <p className="loading">Loading…</p> : null}
+      </section>
+    );
+  return (
+    <MailView
+      mail={mail}
+      inboxName={inbox.name}
+      rules={rules}
+      onMakeRule={() => navigate(`/inboxes?id=${inbox.id}&rule=new&from=${mail.id}`)}
+    />
   );
 }
 

@@ -73,16 +73,18 @@ export function MailList({
 /** One mail: who, when, what became of it, its text and the attachments it carried (not kept). */
 export function MailView({
   mail: e,
+  inboxName,
   rules,
   onMakeRule,
 }: {
   mail: MailEvent;
+  inboxName: string;
   rules: InboxRule[];
   onMakeRule: () => void;
 }) {
   return (
     <section className="stack" aria-labelledby="mail-title">
-      <Link to={`/inboxes?id=${e.inboxId}`}>← Inbox</Link>
+      <Link to={`/inboxes?id=${e.inboxId}`}>← {inboxName}</Link>
       <h1 id="mail-title" className="mail-subject-title">
         {e.subject || '(no subject)'}
       </h1>

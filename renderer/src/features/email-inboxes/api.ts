@@ -6,6 +6,7 @@ import type {
   FromMailAnswer,
   InboxRule,
   InboxRuleInput,
+  MailEvent,
   MailEventPage,
 } from './types';
 
@@ -16,6 +17,7 @@ export const updateInbox = (id: number, body: Partial<EmailInboxInput>) =>
   put<EmailInbox>(`/email-inbox/${id}`, body);
 export const deleteInbox = (id: number) => del(`/email-inbox/${id}`);
 
+export const getMail = (eventId: number) => get<MailEvent>(`/email-inbox/event/${eventId}`);
 export const listMail = (inboxId: number, limit: number) =>
   get<MailEventPage>(`/email-inbox/event${query({ inboxId, limit })}`);
 
