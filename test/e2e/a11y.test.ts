@@ -165,6 +165,6 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       await check('/share/join');
       await context.close();
       expect(found).toEqual([]);
-    });
+    }, 180_000);
   }
 });
