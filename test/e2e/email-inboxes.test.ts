@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     t = await startTestServer({ config: { smtpListen: '127.0.0.1:0' } });
-    smtpPort = smtpPortOf(t);
+    smtpPort = t.server.smtp?.boundPort ?? 0;
     expect(smtpPort).toBeGreaterThan(0);
     await makeChannel(t, (await deviceToken(t, t.admin, 'setup')).token, { name: 'Backups' });
     b = await launchBrowser();
@@ -284,9 +284,3 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     await phone.context.close();
   });
 });
-
-/** The port the server's SMTP listener bound (configured as 127.0.0.1:0). */
-function smtpPortOf(t: TestServer): number {
-  const s = t.server as unknown as { smtp?: { port?: number; address?: () => { port: number } } };
-  return s.smtp?.port ?? s.smtp?.address?.().port ?? 0;
-}
