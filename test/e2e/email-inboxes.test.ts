@@ -180,6 +180,7 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     expect(await form.getByTestId('rule-verdict').textContent()).toBe(
       'This rule would take this mail and drop it.',
     );
+    await form.getByLabel('Subject', { exact: true }).scrollIntoViewIfNeeded();
     await screenshot(page, 'inboxes-rule');
     expect(await axeFindings(page)).toEqual([]);
     await form.getByRole('button', { name: 'Create rule' }).click();
@@ -248,9 +249,58 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
       .poll(() => rules().allTextContents())
       .toEqual([expect.stringContaining('Failed backups'), expect.stringContaining('Everything')]);
     expect(await axeFindings(page)).toEqual([]);
+
+    // The message link opens the message the rule titled, in the inbox.
+    await row.getByRole('link', { name: `message #${ev.messageId}` }).click();
+    const message = page.locator(`#message-${ev.messageId}`);
+    await expect.poll(() => message.textContent()).toContain('NAS: Backup 43 failed');
+    expect(await message.textContent()).toContain('backup@nas.example.com');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'NAS backups', level: 1 }).waitFor();
   });
 
-  it('pauses the inbox: mail is listed as paused with no message; resume', async () => {
+  it('edits a rule and the inbox, and deletes a rule', async () => {
+    await page.getByRole('button', { name: 'Edit “Everything”' }).click();
+    const form = page.getByRole('form', { name: 'Edit rule “Everything”' });
+    expect(await form.getByLabel('Title template', { exact: true }).inputValue()).toBe('NAS: {{subject}}');
+    await form.getByLabel('Body', { exact: true }).fill('read-only');
+    await form.getByLabel('Title template', { exact: true }).fill('{{from}}: {{subject}}');
+    await form.getByLabel('Priority', { exact: true }).fill('9');
+    await form.getByRole('button', { name: 'Save rule' }).click();
+    await page.getByRole('heading', { name: 'NAS backups', level: 1 }).waitFor();
+    await expect
+      .poll(async () =>
+        (await api<Record<string, unknown>[]>('GET', `/email-inbox/${inboxId}/rules`)).find(
+          (r) => r.id === ids.everything,
+        ),
+      )
+      .toMatchObject({
+        match: { body: 'read-only' },
+        title: '{{from}}: {{subject}}',
+        priority: 9,
+        action: 'message',
+      });
+    expect(await rules().filter({ hasText: 'Everything' }).textContent()).toContain('body read-only');
+
+    await page.getByRole('button', { name: 'Delete “Everything”' }).click();
+    await expect.poll(() => rules().count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit inbox “NAS backups”' });
+    await edit.getByLabel('Name', { exact: true }).fill('NAS');
+    await edit.getByLabel('Priority', { exact: true }).fill('6');
+    await edit.getByRole('button', { name: 'Save inbox' }).click();
+    await page.getByRole('heading', { name: 'NAS', level: 1 }).waitFor();
+    expect(
+      await api<{ name: string; priority: number; address: string }>('GET', `/email-inbox/${inboxId}`),
+    ).toMatchObject({
+      name: 'NAS',
+      priority: 6,
+      address,
+    });
+  });
+
+  it('pauses the inbox: mail is listed as paused with no message; resumes', async () => {
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.getByText('Paused: mail is still taken', { exact: false }).waitFor();
     await send('Weekly report', 'All good.');
@@ -259,6 +309,10 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     expect(await row.getByRole('link', { name: /^message #/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Resume', exact: true }).click();
     await page.getByRole('button', { name: 'Pause', exact: true }).waitFor();
+    expect((await mailEvents()).find((e) => e.subject === 'Weekly report')).toMatchObject({
+      action: 'paused',
+      messageId: null,
+    });
   });
 
   it('works at phone width: the list, the inbox and a mail, without sideways scrolling', async () => {
@@ -277,10 +331,20 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     await phone.page.goto(`${t.url}/inboxes?id=${inboxId}&mail=${ids.first}`);
     await phone.page.getByRole('heading', { name: 'Backup 41 failed', level: 1 }).waitFor();
     expect(await fits()).toBeLessThanOrEqual(390);
+    expect(await axeFindings(phone.page)).toEqual([]);
     await phone.page.goto(`${t.url}/inboxes?id=${inboxId}&rule=${ids.drop}`);
     await phone.page.getByRole('form', { name: 'Edit rule “Failed backups”' }).waitFor();
     expect(await fits()).toBeLessThanOrEqual(390);
     expect(await axeFindings(phone.page)).toEqual([]);
     await phone.context.close();
+  });
+
+  it('deletes the inbox after a confirm: its address refuses mail', async () => {
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Email inboxes', level: 1 }).waitFor();
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Inboxes' }).getByRole('listitem').count())
+      .toBe(0);
+    await expect(send('After', 'gone')).rejects.toThrow(/no such inbox/);
   });
 });
