@@ -90,7 +90,7 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     await page.getByText('No inboxes yet.', { exact: false }).waitFor();
     // The listener is off by default: the page says how to turn it on.
     await page.getByText('How the SMTP listener is turned on').click();
-    expect(await page.getByText('BELFRY_SMTP_LISTEN=0.0.0.0:25').isVisible()).toBe(true);
+    expect(await page.getByText('BELFRY_SMTP_LISTEN=127.0.0.1:2525').isVisible()).toBe(true);
 
     await page.getByRole('button', { name: 'New inbox' }).click();
     const form = page.getByRole('form', { name: 'New inbox' });
@@ -289,16 +289,19 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const edit = page.getByRole('form', { name: 'Edit inbox “NAS backups”' });
     await edit.getByLabel('Name', { exact: true }).fill('NAS');
+    expect(await edit.getByLabel('Local part', { exact: true }).inputValue()).toBe('nas-backups');
+    await edit.getByLabel('Local part', { exact: true }).fill('nas');
     await edit.getByLabel('Priority', { exact: true }).fill('6');
     await edit.getByRole('button', { name: 'Save inbox' }).click();
     await page.getByRole('heading', { name: 'NAS', level: 1 }).waitFor();
+    const old = address;
+    address = old.replace(/^nas-backups@/, 'nas@');
+    await expect.poll(() => page.getByLabel('Address', { exact: true }).inputValue()).toBe(address);
     expect(
       await api<{ name: string; priority: number; address: string }>('GET', `/email-inbox/${inboxId}`),
-    ).toMatchObject({
-      name: 'NAS',
-      priority: 6,
-      address,
-    });
+    ).toMatchObject({ name: 'NAS', priority: 6, address });
+    // The old address stops taking mail at once.
+    await expect(send('To the old address', 'gone', { to: old })).rejects.toThrow(/no such inbox/);
   });
 
   it('pauses the inbox: mail is listed as paused with no message; resumes', async () => {

@@ -35,9 +35,12 @@ function SmtpHint() {
       <summary>Not receiving mail? How the SMTP listener is turned on</summary>
       <p>
         Belfry takes mail only when its SMTP listener is on, which it is not by default. Start the server with{' '}
-        <code>BELFRY_SMTP_LISTEN=0.0.0.0:25</code> (any <code>host:port</code>) and, for the addresses shown
-        here, <code>BELFRY_MAIL_DOMAIN</code> set to a domain whose MX record points at this machine. The
-        listener takes plain SMTP with no login, mail up to 10 MiB, and refuses addresses it does not know.
+        <code>BELFRY_SMTP_LISTEN=127.0.0.1:2525</code> (or <code>--smtp-listen 127.0.0.1:2525</code>): any{' '}
+        <code>host:port</code>. The listener has no login, so a host other than loopback (
+        <code>0.0.0.0:25</code> to take mail from the network) also needs LAN mode, <code>--lan</code>.{' '}
+        <code>BELFRY_MAIL_DOMAIN</code> (<code>--mail-domain</code>) sets the domain of the addresses shown
+        here; point its MX record at this machine. Mail up to 10 MiB is taken; addresses that are not an inbox
+        are refused.
       </p>
     </details>
   );

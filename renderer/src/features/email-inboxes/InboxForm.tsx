@@ -23,7 +23,7 @@ export function InboxForm({
   onCancel: () => void;
 }) {
   const nc = useNameAndChannel(channels, inbox, defaultAppid);
-  const [localPart, setLocalPart] = useState('');
+  const [localPart, setLocalPart] = useState(inbox?.localPart ?? '');
   const [priority, setPriority] = useState(inbox?.priority == null ? '' : String(inbox.priority));
   const save = useAction();
   const errs = fieldErrors(save.error, FIELDS);
@@ -38,7 +38,9 @@ export function InboxForm({
         appid: Number(nc.appid),
         priority: priority.trim() === '' ? null : Number(priority),
       };
-      if (!inbox && localPart.trim()) body.localPart = localPart.trim().toLowerCase();
+      const lp = localPart.trim().toLowerCase();
+      // On edit only a changed local part is sent: the address changes, the old one stops taking mail.
+      if (lp && lp !== inbox?.localPart) body.localPart = lp;
       onSaved(inbox ? await updateInbox(inbox.id, body) : await createInbox(body));
     });
   };
@@ -49,25 +51,28 @@ export function InboxForm({
       <NameAndChannelFields {...nc} />
       <FieldProblem text={errs.of('name') ?? errs.of('appid')} />
       <div className="grid2">
-        {inbox ? null : (
-          <Field
-            label="Local part (optional)"
-            hint="The part before @: lowercase letters, digits, dot, dash, underscore, up to 64. Empty: 12 random characters, hard to guess."
-          >
-            {(id) => (
-              <input
-                id={id}
-                className="mono"
-                value={localPart}
-                maxLength={64}
-                pattern="[a-zA-Z0-9][a-zA-Z0-9._\-]{0,63}"
-                autoCapitalize="none"
-                spellCheck={false}
-                onChange={(e) => setLocalPart(e.target.value)}
-              />
-            )}
-          </Field>
-        )}
+        <Field
+          label={inbox ? 'Local part' : 'Local part (optional)'}
+          hint={
+            inbox
+              ? 'The part before @. A new one changes the address at once: the old address stops taking mail.'
+              : 'The part before @: lowercase letters, digits, dot, dash, underscore, up to 64. Empty: 12 random characters, hard to guess.'
+          }
+        >
+          {(id) => (
+            <input
+              id={id}
+              className="mono"
+              value={localPart}
+              maxLength={64}
+              pattern="[a-zA-Z0-9][a-zA-Z0-9._\-]{0,63}"
+              autoCapitalize="none"
+              spellCheck={false}
+              onChange={(e) => setLocalPart(e.target.value)}
+              required={inbox !== undefined}
+            />
+          )}
+        </Field>
         <Field label="Priority" hint="0 to 10; empty: the channel's default. A rule may set its own.">
           {(id) => (
             <input
