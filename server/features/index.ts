@@ -12,6 +12,7 @@ import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
+import { emailInboxesFeature } from './email-inboxes/feature';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
@@ -69,6 +70,7 @@ export const FEATURES: readonly Feature[] = [
   portScansFeature,
   metricsFeature,
   routerFeature,
+  emailInboxesFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

@@ -86,6 +86,10 @@ export const errors = {
   // Metrics (issue 17, wire rules §8): alerts of one metric source.
   perSourceCap: (n: number, things: string) =>
     new ApiError(403, `limit reached: at most ${n} ${things} per metric source`),
+  // Email inboxes (issue 18, wire rules §10).
+  localPartTaken: () => new ApiError(409, 'localPart: already taken'),
+  perInboxCap: (n: number, things: string) =>
+    new ApiError(403, `limit reached: at most ${n} ${things} per inbox`),
   // Errors that say what to do (issue 20).
   tokenKindNotAccepted: (given: string, accepted: string) =>
     new ApiError(401, `${given} is not accepted here; this endpoint takes ${accepted}`),

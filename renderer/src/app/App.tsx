@@ -32,6 +32,8 @@ const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 const WebhookRouter = lazy(() => import('../features/router/Router'));
 // Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
+// Issue 18's email inboxes, their rules and received mail, its own chunk.
+const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -53,6 +55,7 @@ const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label:
       { to: '/metrics', label: 'Metrics' },
       { to: '/port-scans', label: 'Port scans' },
       { to: '/routing', label: 'Router' },
+      { to: '/inboxes', label: 'Inboxes' },
     ],
   },
   {
@@ -203,6 +206,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <WebhookRouter />
+        </Suspense>
+      );
+      break;
+    case '/inboxes':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <EmailInboxes />
         </Suspense>
       );
       break;
