@@ -107,6 +107,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/metrics', 'Metrics'],
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
+        ['/inboxes', 'Email inboxes'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],

@@ -32,6 +32,8 @@ const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 const WebhookRouter = lazy(() => import('../features/router/Router'));
 // Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
+// Issue 18's email inboxes, their rules and received mail, its own chunk.
+const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -53,6 +55,7 @@ const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label:
       { to: '/metrics', label: 'Metrics' },
       { to: '/port-scans', label: 'Port scans' },
       { to: '/routing', label: 'Router' },
+      { to: '/inboxes', label: 'Inboxes' },
     ],
   },
   {
@@ -206,6 +209,13 @@ export function App() {
         </Suspense>
       );
       break;
+    case '/inboxes':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <EmailInboxes />
+        </Suspense>
+      );
+      break;
     case '/devices':
       page = <Devices />;
       break;
@@ -264,10 +274,8 @@ export function App() {
         <div className="frame">
           <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
             {groups.map((g) => (
-              <div key={g.label} className="nav-group" role="group" aria-label={g.label}>
-                <span className="nav-heading" aria-hidden="true">
-                  {g.label}
-                </span>
+              <div key={g.label} className="nav-group">
+                <span className="nav-heading">{g.label}</span>
                 {g.items.map((n) => (
                   <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
                     {n.label}
