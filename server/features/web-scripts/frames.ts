@@ -82,7 +82,7 @@ export function topFrameKey(frame: Frame | undefined): string {
 
 const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/gi;
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
-const HEX_RE = /\b[0-9a-f]{8,}\b/gi;
+const HEX_RE = /\b(?:0x)?[0-9a-f]{8,}\b/gi;
 const DIGITS_RE = /\d+/g;
 const QUOTED_RE = /'[^'\n]*'|"[^"\n]*"|`[^`\n]*`/g;
 
