@@ -138,7 +138,7 @@ describe('source map records', () => {
       (await upload(s, { url: 'https://shop.example/a.js' }, bundleMap('a.js', 1), { token: read.token }))
         .status,
     ).toBe(403);
-    const key = insertChannelKeyRow(t, s.appid, { canWrite: true });
+    const key = insertChannelKeyRow(t, s.appid);
     expect(
       (await upload(s, { url: 'https://shop.example/a.js' }, bundleMap('a.js', 1), { token: key })).status,
     ).toBe(403);

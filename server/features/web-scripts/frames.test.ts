@@ -20,7 +20,12 @@ describe('parseStack', () => {
   it('parses Chrome frames with and without a function, skipping positionless ones', () => {
     expect(parseStack(REACT_CHROME)).toEqual([
       { fn: 'ProductList', file: 'https://shop.example/static/js/main.3f9a2b1c.js', line: 2, col: 10452 },
-      { fn: 'renderWithHooks', file: 'https://shop.example/static/js/vendor.8d7e6f5a.js', line: 1, col: 83421 },
+      {
+        fn: 'renderWithHooks',
+        file: 'https://shop.example/static/js/vendor.8d7e6f5a.js',
+        line: 1,
+        col: 83421,
+      },
       { fn: 'new Cart', file: 'https://shop.example/static/js/main.3f9a2b1c.js?v=2#x', line: 2, col: 99 },
       { fn: undefined, file: 'https://shop.example/static/js/main.3f9a2b1c.js', line: 2, col: 500 },
       { fn: 'Object.<anonymous>', file: 'https://shop.example/app.js', line: 3, col: 4 },
@@ -30,7 +35,12 @@ describe('parseStack', () => {
   it('parses Firefox frames, anonymous ones and async markers', () => {
     expect(parseStack(FIREFOX)).toEqual([
       { fn: 'ProductList', file: 'https://shop.example/static/js/main.3f9a2b1c.js', line: 2, col: 10452 },
-      { fn: 'renderWithHooks', file: 'https://shop.example/static/js/vendor.8d7e6f5a.js', line: 1, col: 83421 },
+      {
+        fn: 'renderWithHooks',
+        file: 'https://shop.example/static/js/vendor.8d7e6f5a.js',
+        line: 1,
+        col: 83421,
+      },
       { fn: undefined, file: 'https://shop.example/static/js/main.3f9a2b1c.js', line: 2, col: 500 },
       { fn: 'async*loadCart', file: 'https://shop.example/cart.js', line: 10, col: 5 },
     ]);
@@ -58,16 +68,25 @@ describe('normaliseMessage', () => {
 
 describe('fingerprint', () => {
   it('is the first 32 hex of SHA-256 of type, normalised message and top frame (path:function, hashes dropped)', () => {
-    const frame = { fn: 'ProductList', file: 'https://shop.example/static/js/main.3f9a2b1c.js?v=9', line: 2, col: 1 };
+    const frame = {
+      fn: 'ProductList',
+      file: 'https://shop.example/static/js/main.3f9a2b1c.js?v=9',
+      line: 2,
+      col: 1,
+    };
     expect(topFrameKey(frame)).toBe('/static/js/main.js:ProductList');
-    expect(topFrameKey({ ...frame, fn: undefined, file: 'https://cdn.example/app-0a1b2c3d4e.js' })).toBe('/app.js:?');
+    expect(topFrameKey({ ...frame, fn: undefined, file: 'https://cdn.example/app-0a1b2c3d4e.js' })).toBe(
+      '/app.js:?',
+    );
     const want = createHash('sha256')
-      .update("error\nTypeError: Cannot read properties of undefined (reading <str>)\n/static/js/main.js:ProductList")
+      .update(
+        'error\nTypeError: Cannot read properties of undefined (reading <str>)\n/static/js/main.js:ProductList',
+      )
       .digest('hex')
       .slice(0, 32);
-    expect(fingerprint('error', "Uncaught TypeError: Cannot read properties of undefined (reading 'map')", frame)).toBe(
-      want,
-    );
+    expect(
+      fingerprint('error', "Uncaught TypeError: Cannot read properties of undefined (reading 'map')", frame),
+    ).toBe(want);
     // Another build (hash), line and column: the same issue.
     expect(
       fingerprint('error', "TypeError: Cannot read properties of undefined (reading 'id')", {
@@ -77,9 +96,9 @@ describe('fingerprint', () => {
         col: 99,
       }),
     ).toBe(want);
-    expect(fingerprint('rejection', "TypeError: Cannot read properties of undefined (reading 'map')", frame)).not.toBe(
-      want,
-    );
+    expect(
+      fingerprint('rejection', "TypeError: Cannot read properties of undefined (reading 'map')", frame),
+    ).not.toBe(want);
   });
 
   it('culprit and title', () => {

@@ -122,8 +122,7 @@
   function fromError(type, err, fallback) {
     var msg =
       err && err.message !== undefined
-        ? (err.name && err.name !== 'Error' ? err.name + ': ' : type === 'error' ? 'Error: ' : '') +
-          err.message
+        ? (err.name || 'Error') + ': ' + err.message
         : String(err === undefined ? fallback : err);
     return {
       type: type,

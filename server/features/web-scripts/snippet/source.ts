@@ -127,8 +127,7 @@ export const SNIPPET_SOURCE = String.raw`/** biome-ignore-all lint: served to ev
   function fromError(type, err, fallback) {
     var msg =
       err && err.message !== undefined
-        ? (err.name && err.name !== 'Error' ? err.name + ': ' : type === 'error' ? 'Error: ' : '') +
-          err.message
+        ? (err.name || 'Error') + ': ' + err.message
         : String(err === undefined ? fallback : err);
     return {
       type: type,
