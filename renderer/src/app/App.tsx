@@ -32,6 +32,8 @@ const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 const WebhookRouter = lazy(() => import('../features/router/Router'));
 // Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
+// Issue 18's browser error tracking, its own chunk (recharts again).
+const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
@@ -39,6 +41,7 @@ const NAV = [
   { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/monitors', label: 'Monitors' },
   { to: '/metrics', label: 'Metrics' },
+  { to: '/web-scripts', label: 'Web scripts' },
   { to: '/maintenance', label: 'Maintenance' },
   { to: '/status-pages', label: 'Status pages' },
   { to: '/port-scans', label: 'Port scans' },
@@ -148,6 +151,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Metrics />
+        </Suspense>
+      );
+      break;
+    case '/web-scripts':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <WebScripts />
         </Suspense>
       );
       break;
