@@ -180,7 +180,7 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     const chrome = issueRow(CHROME_TITLE);
     expect(await chrome.locator('.ws-count strong').textContent()).toBe('2');
     expect(await chrome.locator('.ws-culprit').textContent()).toBe(
-      'renderItems https://shop.example.com/assets/app.0b1c2d3e4f.js:12:3456',
+      'renderItems https://shop.example.com/assets/app.3f9a8b7c1d.js:12:3456',
     );
     expect(
       await issueRow('TypeError: cart.total is not a function').locator('.ws-culprit').textContent(),
@@ -227,7 +227,7 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     await issueRow(CHROME_TITLE).getByRole('link', { name: CHROME_TITLE }).click();
     await page.getByRole('heading', { name: CHROME_TITLE, level: 1 }).waitFor();
     expect(await page.locator('.ws-stack').textContent()).toBe(
-      'at renderItems (https://shop.example.com/assets/app.0b1c2d3e4f.js:12:3456)',
+      'at renderItems (https://shop.example.com/assets/app.3f9a8b7c1d.js:12:3456)',
     );
     expect(await page.locator('.ws-url').textContent()).toBe(PAGE);
     await expect
@@ -262,14 +262,14 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     await expect
       .poll(issueTitles)
       .toEqual(['TypeError: Failed to fetch', 'TypeError: cart.total is not a function']);
-    await page.getByText('Resolved', { exact: true }).click();
+    await page.getByRole('radio', { name: 'Resolved', exact: true }).check();
     await expect.poll(issueTitles).toEqual([CHROME_TITLE]);
 
     t.clock.advance(MIN);
     expect(await send([chromeError(t.clock.now())])).toEqual({ status: 200, body: { accepted: 1 } });
     await refresh();
     await expect.poll(issueTitles).toEqual([]);
-    await page.getByText('Unresolved', { exact: true }).click();
+    await page.getByRole('radio', { name: 'Unresolved', exact: true }).check();
     await expect
       .poll(issueTitles)
       .toEqual([CHROME_TITLE, 'TypeError: Failed to fetch', 'TypeError: cart.total is not a function']);
@@ -281,7 +281,7 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     await expect
       .poll(issueTitles)
       .toEqual(['TypeError: Failed to fetch', 'TypeError: cart.total is not a function']);
-    await page.getByText('Ignored', { exact: true }).click();
+    await page.getByRole('radio', { name: 'Ignored', exact: true }).check();
     await expect.poll(issueTitles).toEqual([CHROME_TITLE]);
     // An ignored issue counts silently.
     expect(await send([chromeError(t.clock.now())])).toEqual({ status: 200, body: { accepted: 1 } });

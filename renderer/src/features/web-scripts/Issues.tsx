@@ -4,7 +4,7 @@ import { Link } from '../../app/router';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
 import { Sparkline, useErrorSeries } from './Charts';
 import type { Issue, IssueFilter } from './types';
-import { errorCounts, parseCulprit, plural } from './webScripts';
+import { errorCounts, parseCulprit } from './webScripts';
 
 const FILTERS: { value: IssueFilter; label: string }[] = [
   { value: 'unresolved', label: 'Unresolved' },
