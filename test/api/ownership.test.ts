@@ -12,6 +12,7 @@ import {
 import { fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { mountedRoutes } from '../helpers/routes';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
+import { sendMail } from './email-inboxes-helpers';
 
 /**
  * "Someone else's resource", for every mounted route at once: user A owns one of each kind of thing
@@ -22,7 +23,11 @@ import { type ApiResponse, startTestServer, type TestServer } from '../helpers/t
 let t: TestServer;
 beforeAll(async () => {
   // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
-  t = await startTestServer({ extraFeatures: [fakeMonitorKind().feature] });
+  // The SMTP listener, so A's inbox has an event that made a message (issue 18).
+  t = await startTestServer({
+    extraFeatures: [fakeMonitorKind().feature],
+    config: { smtpListen: '127.0.0.1:0' },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -256,6 +261,27 @@ it("no route lets a user read, change or delete another user's resources", async
     await t.request('POST', `/router/${router.token}/zqa`, { json: { zqa: 'payload' } }),
     'router event',
   );
+  // An email inbox (issue 18) with a rule and a received mail that made a message.
+  const inbox: { id: number; address: string } = ok(
+    await t.request('POST', '/email-inbox', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa inbox', localPart: 'zqa-inbox' },
+    }),
+    'inbox',
+  );
+  const inboxRule: { id: number } = ok(
+    await t.request('POST', `/email-inbox/${inbox.id}/rules`, {
+      token: aDevice.token,
+      json: { name: 'zqa mail rule', match: { subject: 'zqa' }, title: 'zqa {{subject}}' },
+    }),
+    'inbox rule',
+  );
+  await sendMail(t, { from: 'zqa@sender.example', to: inbox.address, subject: 'zqa mail', text: 'zqa body' });
+  const mailEvents: { events: { id: number; messageId: number }[] } = ok(
+    await t.request('GET', '/email-inbox/event', { token: aDevice.token }),
+    'inbox events',
+  );
+  const mail = mailEvents.events[0]!;
   const delivery: { deliveries: { id: number; messageId: number }[] } = ok(
     await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
     'deliveries',
@@ -295,6 +321,10 @@ it("no route lets a user read, change or delete another user's resources", async
     routerRule.id,
     routed.id,
     routed.messageId,
+    inbox.id,
+    inboxRule.id,
+    mail.id,
+    mail.messageId,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -513,4 +543,21 @@ it("no route lets a user read, change or delete another user's resources", async
     'a router events',
   );
   expect(routerEvents.events.map((e) => [e.id, e.messageId])).toEqual([[routed.id, routed.messageId]]);
+  const inboxes: { id: number; name: string; localPart: string }[] = ok(
+    await t.request('GET', '/email-inbox', { token: aDevice.token }),
+    'a inboxes',
+  );
+  expect(inboxes.map((x) => [x.id, x.name, x.localPart])).toEqual([[inbox.id, 'zqa inbox', 'zqa-inbox']]);
+  const inboxRules: { id: number; name: string }[] = ok(
+    await t.request('GET', `/email-inbox/${inbox.id}/rules`, { token: aDevice.token }),
+    'a inbox rules',
+  );
+  expect(inboxRules.map((r) => [r.id, r.name])).toEqual([[inboxRule.id, 'zqa mail rule']]);
+  const mailsAfter: { events: { id: number; messageId: number; matchedRuleId: number }[] } = ok(
+    await t.request('GET', '/email-inbox/event', { token: aDevice.token }),
+    'a inbox events',
+  );
+  expect(mailsAfter.events.map((e) => [e.id, e.messageId, e.matchedRuleId])).toEqual([
+    [mail.id, mail.messageId, inboxRule.id],
+  ]);
 }, 300_000);

@@ -107,6 +107,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/metrics', 'Metrics'],
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
+        ['/inboxes', 'Email inboxes'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],
@@ -164,6 +165,6 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       await check('/share/join');
       await context.close();
       expect(found).toEqual([]);
-    });
+    }, 180_000);
   }
 });
