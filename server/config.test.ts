@@ -2,7 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultDataDir, loadConfig, parseFlags, publicUrlOf } from './config';
+import {
+  ConfigError,
+  defaultDataDir,
+  helpText,
+  loadConfig,
+  mailDomainOf,
+  parseFlags,
+  parseHostPort,
+  publicUrlOf,
+} from './config';
 import { DEFAULT_PLANS } from './lib/limits';
 
 describe('config', () => {
@@ -154,5 +163,46 @@ describe('config', () => {
     expect(() => loadConfig({ env: { BELFRY_DELIVERY_API_URLS: '{"telegram":"ftp://x"}' } })).toThrow(
       /telegram: expected/,
     );
+  });
+
+  it('email inboxes: BELFRY_SMTP_LISTEN (off by default) as host:port, BELFRY_MAIL_DOMAIN defaulting to the public URL host', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.smtpListen).toBeUndefined();
+    expect(c.mailDomain).toBeUndefined();
+    expect(mailDomainOf(c, 'http://127.0.0.1:7878')).toBe('localhost');
+    expect(mailDomainOf(c, 'http://[::1]:7878')).toBe('localhost');
+    expect(mailDomainOf(c, 'https://Belfry.Example.com/base')).toBe('belfry.example.com');
+    const d = loadConfig({
+      env: { BELFRY_SMTP_LISTEN: '127.0.0.1:2525', BELFRY_MAIL_DOMAIN: 'Mail.Example.COM' },
+    });
+    expect([d.smtpListen, d.mailDomain]).toEqual(['127.0.0.1:2525', 'mail.example.com']);
+    expect(mailDomainOf(d, 'http://127.0.0.1:7878')).toBe('mail.example.com');
+    const f = loadConfig({
+      env: { BELFRY_SMTP_LISTEN: '127.0.0.1:2525' },
+      argv: ['--smtp-listen', '[::1]:25', '--mail-domain=in.example.org'],
+    });
+    expect([f.smtpListen, f.mailDomain]).toEqual(['[::1]:25', 'in.example.org']);
+    expect(parseHostPort('[::1]:25')).toEqual({ host: '::1', port: 25 });
+    expect(parseHostPort('localhost:0')).toEqual({ host: 'localhost', port: 0 });
+    for (const bad of ['2525', 'host:', 'host:99999', ':25', 'a b:25'])
+      expect(() => loadConfig({ env: { BELFRY_SMTP_LISTEN: bad } })).toThrow(
+        /smtpListen: must be host:port.*\(set by --smtp-listen or BELFRY_SMTP_LISTEN\)/,
+      );
+    expect(() => loadConfig({ env: { BELFRY_MAIL_DOMAIN: 'not a domain' } })).toThrow(
+      /mailDomain: must be a domain/,
+    );
+    expect(() => loadConfig({ env: { BELFRY_MAIL_DOMAIN: '-x.example' } })).toThrow(/mailDomain/);
+    // No authentication on the listener: a non-loopback address needs LAN mode.
+    expect(() => loadConfig({ env: { BELFRY_SMTP_LISTEN: '0.0.0.0:25' } })).toThrow(
+      /smtpListen: host 0\.0\.0\.0.*--lan/,
+    );
+    expect(loadConfig({ env: { BELFRY_SMTP_LISTEN: '0.0.0.0:25', BELFRY_LAN: '1' } }).smtpListen).toBe(
+      '0.0.0.0:25',
+    );
+    const help = helpText({});
+    expect(help).toContain('--smtp-listen VALUE');
+    expect(help).toContain('(env BELFRY_SMTP_LISTEN)');
+    expect(help).toContain('--mail-domain VALUE');
+    expect(help).toContain('(env BELFRY_MAIL_DOMAIN)');
   });
 });

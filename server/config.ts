@@ -46,6 +46,24 @@ const configSchema = z.object({
     })
     .optional(),
   mailFrom: z.string().default('belfry@localhost'),
+  /** Inbound SMTP of email inboxes (§10): `host:port`; unset = no listener. */
+  smtpListen: z
+    .string()
+    .superRefine((v, c) => {
+      if (!parseHostPort(v))
+        c.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:2525' });
+    })
+    .optional(),
+  /** Domain of inbox addresses; unset = the host of the public URL (`localhost` when it is an IP). */
+  mailDomain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(
+      /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+      'must be a domain name, e.g. mail.example.com',
+    )
+    .optional(),
   allowedOrigins: z
     .string()
     .default('')
@@ -189,6 +207,8 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_REGISTRATION: 'registration',
   BELFRY_SMTP_URL: 'smtpUrl',
   BELFRY_MAIL_FROM: 'mailFrom',
+  BELFRY_SMTP_LISTEN: 'smtpListen',
+  BELFRY_MAIL_DOMAIN: 'mailDomain',
   BELFRY_ALLOWED_ORIGINS: 'allowedOrigins',
   BELFRY_LOG_LEVEL: 'logLevel',
   BELFRY_BCRYPT_ROUNDS: 'bcryptRounds',
@@ -219,6 +239,8 @@ const FLAGS = {
   registration: 'registration',
   'smtp-url': 'smtpUrl',
   'mail-from': 'mailFrom',
+  'smtp-listen': 'smtpListen',
+  'mail-domain': 'mailDomain',
   'allowed-origins': 'allowedOrigins',
   lan: 'lan',
   'trust-proxy': 'trustProxy',
@@ -329,6 +351,22 @@ export function loadPlans(dataDir: string): Record<PlanName, PlanLimits> {
   return plans;
 }
 
+/** `host:port` (IPv6 in brackets), port 0-65535; undefined when malformed. */
+export function parseHostPort(v: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(v.trim());
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65_535) return undefined;
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** The domain of inbox addresses (§0.5): the setting, else the public URL's host (`localhost` for an IP). */
+export function mailDomainOf(config: Config, publicUrl: string): string {
+  if (config.mailDomain) return config.mailDomain;
+  const host = new URL(publicUrl).hostname.toLowerCase();
+  return isIP(host.replace(/^\[(.*)\]$/, '$1')) ? 'localhost' : host;
+}
+
 export function publicUrlOf(config: Config, port: number): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -350,6 +388,12 @@ export const PLAIN_HTTP_LAN_WARNING =
 /** `--lan` binds every interface unless a host is given; any other non-loopback host needs `--lan`. */
 function applyLanMode(config: z.output<typeof configSchema>, hostGiven: boolean): void {
   if (config.lan && !hostGiven) config.host = '0.0.0.0';
+  const smtp = config.smtpListen ? parseHostPort(config.smtpListen) : undefined;
+  if (!config.lan && smtp && !isLoopbackHost(smtp.host))
+    throw new ConfigError(
+      `smtpListen: host ${smtp.host} would take mail from the network without authentication; ` +
+        'start with --lan (BELFRY_LAN=1) to allow it, or keep 127.0.0.1 behind a mail relay.',
+    );
   if (!config.lan && !isLoopbackHost(config.host))
     throw new ConfigError(
       `host ${config.host} would serve Belfry to the network over plain HTTP (passwords and tokens unencrypted). ` +
@@ -370,6 +414,10 @@ const FLAG_HELP: Record<keyof typeof FLAGS, string> = {
   registration: 'let anyone create an account (POST /user without sign-in)',
   'smtp-url': 'SMTP server for verification and reset mails, e.g. smtp://user:pass@mail.example:587',
   'mail-from': 'sender address of those mails',
+  'smtp-listen':
+    'host:port of the inbound SMTP listener of email inboxes, e.g. 127.0.0.1:2525 (loopback only unless --lan) [default: off]',
+  'mail-domain':
+    'domain of inbox addresses [default: the host of the public URL, localhost when it is an IP]',
   'allowed-origins': 'comma list of web origins allowed to call the API from a browser (CORS)',
   lan: 'serve the network over plain HTTP (binds 0.0.0.0 unless --host)',
   'trust-proxy': 'proxies that may set X-Forwarded-For: a hop count, or a comma list of addresses (loopback)',

@@ -11,6 +11,7 @@ import { lockDataDir } from './db/lock';
 import { migrations } from './db/migrations.generated';
 import { DATA_FILE_MODE, secureDataDir } from './db/permissions';
 import { openStore, type Store, type StoreIo } from './db/store';
+import { InboundSmtp } from './features/email-inboxes/listener';
 import { FEATURES, type Feature } from './features/index';
 import { MESSAGE_SEARCH_INDEX } from './features/messages/search-index';
 import { ensureFirstAdmin } from './features/users/service';
@@ -45,6 +46,8 @@ export interface BelfryServer {
   readonly scheduler: Scheduler;
   /** Records time the server did not watch (restart, sleep, resume) as `clock:gap` (server/jobs/alive.ts). */
   readonly alive: AliveWatch;
+  /** The inbound SMTP listener of email inboxes (BELFRY_SMTP_LISTEN); null when off. */
+  readonly smtp: InboundSmtp | null;
   /** `METHOD /path` of every route the families mount. */
   readonly mounted: ReadonlySet<string>;
   /** Set on the first start of an empty data dir; the CLI prints the generated password once. */
@@ -125,6 +128,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     { beforeTick: () => alive.check() },
   );
 
+  const smtp = config.smtpListen ? new InboundSmtp(ctx, config.smtpListen) : null;
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -135,8 +139,9 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     alive,
     mounted,
     firstRun,
+    smtp,
     start: () =>
-      new Promise((resolve, reject) => {
+      new Promise<{ url: string; port: number; host: string }>((resolve, reject) => {
         // The restart gap [aliveAt, now] goes out here: after every feature's init and attach (their
         // clock:gap listeners are in place) and before the server listens or any timer runs.
         alive.start();
@@ -151,6 +156,10 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
           const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
           resolve({ url: `http://${host}:${addr.port}`, port: addr.port, host: addr.address });
         });
+      }).then(async (where) => {
+        // After the HTTP listener: the mail domain may come from the public URL, which needs its port.
+        await smtp?.start();
+        return where;
       }),
     resumed: () => {
       alive.resumed();
@@ -161,12 +170,14 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         httpServer.closeIdleConnections();
+        const smtpClosed = smtp?.server.server.listening ? smtp.close() : undefined;
         await scheduler.stop();
         await ctx.due.stop();
         alive.stop(); // a clean stop writes aliveAt: the next start's gap is exactly the downtime
         for (const f of features) await f.stop?.(ctx);
         const force = setTimeout(() => httpServer.closeAllConnections(), 5_000);
         if (httpServer.listening) await closed;
+        await smtpClosed;
         clearTimeout(force);
         await store.close();
         unlock();

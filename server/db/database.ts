@@ -365,7 +365,16 @@ function bind(stmt: Statement, params: Params | undefined): void {
   }
 }
 
-/** Re-applied after every open and every export: sql.js forgets these when it reopens the handle. */
+/**
+ * Re-applied after every open and every export: sql.js forgets these when it reopens the handle.
+ *
+ * `journal_mode = MEMORY`: SQLite's rollback journal lives in the heap instead of a file in Emscripten's
+ * MEMFS. The database file is itself in memory and Belfry's own fsync'd journal and snapshots make it
+ * durable, so the rollback journal only serves ROLLBACK (failed transactions, savepoints), which works the
+ * same in memory. With the default (DELETE) every commit created, wrote and deleted a MEMFS file through
+ * Emscripten's JS file layer: 43 → 10 µs for a one-row transaction, 323 → 120 µs for one with a 4 kB row
+ * (the webhook router's event), measured side by side in one process.
+ */
 export function applyDefaultSetup(raw: SqlJsDatabase): void {
-  raw.exec('PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON;');
+  raw.exec('PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON; PRAGMA journal_mode = MEMORY;');
 }

@@ -153,6 +153,7 @@ describe('openStore', () => {
     expect(await journals()).toEqual([journalFileName(2)]);
     // export() reopens the sql.js handle: the PRAGMAs must be back.
     expect(a.db.first('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 });
+    expect(a.db.first('PRAGMA journal_mode')).toEqual({ journal_mode: 'memory' });
     expect(() => a.db.run('INSERT INTO children (id, parent_id) VALUES (1, 99)')).toThrow(/FOREIGN KEY/);
     insert(a, 'b');
     await a.snapshot();
@@ -162,6 +163,7 @@ describe('openStore', () => {
     const b = await openTest();
     expect(names(b)).toEqual(['a', 'b', 'c']);
     expect(b.db.first('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 });
+    expect(b.db.first('PRAGMA journal_mode')).toEqual({ journal_mode: 'memory' });
   });
 
   it('writes a plain SQLite file that records the journal generation it continues with', async () => {
@@ -215,6 +217,8 @@ describe('openStore', () => {
         throw new Error('nope');
       }),
     ).toThrow('nope');
+    // The rollbacks themselves (SQLite's rollback journal is in memory: journal_mode = MEMORY).
+    expect(names(a)).toEqual(['kept', 'kept too']);
     await a.sync();
     const journal = await readFile(await lastJournal());
     expect(journal.includes('rolled back')).toBe(false);

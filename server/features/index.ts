@@ -12,6 +12,7 @@ import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
 import { deviceRoutes } from './devices/routes';
 import { deviceTokenResolver } from './devices/service';
+import { emailInboxesFeature } from './email-inboxes/feature';
 import { heartbeatsFeature } from './heartbeats/feature';
 import { historyFeature } from './history/feature';
 import { maintenanceFeature } from './maintenance/feature';
@@ -71,6 +72,7 @@ export const FEATURES: readonly Feature[] = [
   metricsFeature,
   routerFeature,
   webScriptsFeature,
+  emailInboxesFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

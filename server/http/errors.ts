@@ -89,6 +89,10 @@ export const errors = {
   // Web scripts (issue 18, wire rules §9): a browser origin not in the script's allowedOrigins.
   originNotAllowed: () => new ApiError(403, 'origin not allowed'),
   notASourceMap: (why = '') => new ApiError(400, `file: not a source map${why}`),
+  // Email inboxes (issue 18, wire rules §10).
+  localPartTaken: () => new ApiError(409, 'localPart: already taken'),
+  perInboxCap: (n: number, things: string) =>
+    new ApiError(403, `limit reached: at most ${n} ${things} per inbox`),
   // Errors that say what to do (issue 20).
   tokenKindNotAccepted: (given: string, accepted: string) =>
     new ApiError(401, `${given} is not accepted here; this endpoint takes ${accepted}`),

@@ -73,8 +73,15 @@ const BAD_JSON: unknown[] = [
     defaultAppid: 'inbox',
     position: -1,
     save: 'yes',
+    // Email inboxes (issue 18).
+    localPart: 42,
+    paused: 'no',
+    action: 'forward',
+    inboxId: 'x',
   },
   { message: 'x'.repeat(70_000), title: 'y'.repeat(10_000), name: 'z'.repeat(10_000) },
+  // Email inbox rules: patterns that do not compile, or of the wrong type (issue 18).
+  { match: { from: '/(/', subject: 7, body: { re: 'x' } }, localPart: '-x@y', appid: 1 },
 ];
 
 /** Objects nested far deeper than any recursive walk (JSON.stringify, zod) survives. */
@@ -108,7 +115,7 @@ const RAW: { body: string; type: string; encoding?: string }[] = [
 ];
 
 const BAD_QUERY =
-  '?limit=abc&limit=5&since=-1&recursive=maybe&q=&before=x&after=%ZZ&page=-2&appId=foo&appId=1e999&tags=&token=x';
+  '?limit=abc&limit=5&since=-1&recursive=maybe&q=&before=x&after=%ZZ&page=-2&appId=foo&appId=1e999&tags=&token=x&inboxId=-1&appid=x';
 
 /** Public pages that answer HTML (the subscribe route only to a form post). */
 const HTML_PAGES = new Set([

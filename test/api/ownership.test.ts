@@ -12,6 +12,7 @@ import {
 import { fakeMonitorKind } from '../helpers/fake-monitor-kind';
 import { mountedRoutes } from '../helpers/routes';
 import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
+import { sendMail } from './email-inboxes-helpers';
 
 /**
  * "Someone else's resource", for every mounted route at once: user A owns one of each kind of thing
@@ -22,7 +23,11 @@ import { type ApiResponse, startTestServer, type TestServer } from '../helpers/t
 let t: TestServer;
 beforeAll(async () => {
   // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
-  t = await startTestServer({ extraFeatures: [fakeMonitorKind().feature] });
+  // The SMTP listener, so A's inbox has an event that made a message (issue 18).
+  t = await startTestServer({
+    extraFeatures: [fakeMonitorKind().feature],
+    config: { smtpListen: '127.0.0.1:0' },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -108,6 +113,44 @@ it("no route lets a user read, change or delete another user's resources", async
       json: { metric: 'zqa_load', condition: 'above', threshold: 5, message: 'zqa high' },
     }),
     'metric alert',
+  );
+  // A web script with an issue (fed through its public URL) and a source map (issue 18).
+  const webScript: { id: number; token: string } = ok(
+    await t.request('POST', '/web-script', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa web', allowedOrigins: ['https://zqa.example'] },
+    }),
+    'web script',
+  );
+  ok(
+    await t.request('POST', `/script/${webScript.token}`, {
+      body: JSON.stringify({
+        flushReason: 'error',
+        events: [
+          { type: 'error', message: 'zqa is not a function', stack: 'zqa@https://zqa.example/a.js:1:2' },
+        ],
+      }),
+      headers: { 'Content-Type': 'text/plain' },
+    }),
+    'web script batch',
+  );
+  const [webIssue] = ok<{ id: number }[]>(
+    await t.request('GET', `/web-script/${webScript.id}/issues`, { token: aDevice.token }),
+    'web script issues',
+  );
+  const mapForm = new FormData();
+  mapForm.set(
+    'file',
+    new Blob(['{"version":3,"sources":["zqa.ts"],"names":[],"mappings":"AAAA"}']),
+    'a.js.map',
+  );
+  mapForm.set('url', 'https://zqa.example/a.js');
+  const webMap: { id: number } = ok(
+    await t.request('POST', `/web-script/${webScript.id}/sourcemaps`, {
+      token: aDevice.token,
+      body: mapForm,
+    }),
+    'web script source map',
   );
   const monitor: { id: number } = ok(
     await t.request('POST', '/fake-monitor', {
@@ -218,6 +261,27 @@ it("no route lets a user read, change or delete another user's resources", async
     await t.request('POST', `/router/${router.token}/zqa`, { json: { zqa: 'payload' } }),
     'router event',
   );
+  // An email inbox (issue 18) with a rule and a received mail that made a message.
+  const inbox: { id: number; address: string } = ok(
+    await t.request('POST', '/email-inbox', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa inbox', localPart: 'zqa-inbox' },
+    }),
+    'inbox',
+  );
+  const inboxRule: { id: number } = ok(
+    await t.request('POST', `/email-inbox/${inbox.id}/rules`, {
+      token: aDevice.token,
+      json: { name: 'zqa mail rule', match: { subject: 'zqa' }, title: 'zqa {{subject}}' },
+    }),
+    'inbox rule',
+  );
+  await sendMail(t, { from: 'zqa@sender.example', to: inbox.address, subject: 'zqa mail', text: 'zqa body' });
+  const mailEvents: { events: { id: number; messageId: number }[] } = ok(
+    await t.request('GET', '/email-inbox/event', { token: aDevice.token }),
+    'inbox events',
+  );
+  const mail = mailEvents.events[0]!;
   const delivery: { deliveries: { id: number; messageId: number }[] } = ok(
     await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
     'deliveries',
@@ -239,6 +303,9 @@ it("no route lets a user read, change or delete another user's resources", async
     metricSource.id,
     series!.id,
     metricAlert.id,
+    webScript.id,
+    webIssue!.id,
+    webMap.id,
     monitor.id,
     browser.id,
     verifiedHost.id,
@@ -254,6 +321,10 @@ it("no route lets a user read, change or delete another user's resources", async
     routerRule.id,
     routed.id,
     routed.messageId,
+    inbox.id,
+    inboxRule.id,
+    mail.id,
+    mail.messageId,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -422,6 +493,23 @@ it("no route lets a user read, change or delete another user's resources", async
     'a metric alerts',
   );
   expect(metricAlerts.map((m) => [m.id, m.message, m.enabled])).toEqual([[metricAlert.id, 'zqa high', true]]);
+  const webScripts: { id: number; name: string; status: string; allowedOrigins: string[] }[] = ok(
+    await t.request('GET', '/web-script', { token: aDevice.token }),
+    'a web scripts',
+  );
+  expect(webScripts.map((w) => [w.id, w.name, w.status, w.allowedOrigins])).toEqual([
+    [webScript.id, 'zqa web', 'issues', ['https://zqa.example']],
+  ]);
+  const webIssues: { id: number; status: string; count: number }[] = ok(
+    await t.request('GET', `/web-script/${webScript.id}/issues?status=all`, { token: aDevice.token }),
+    'a web script issues',
+  );
+  expect(webIssues.map((i) => [i.id, i.status, i.count])).toEqual([[webIssue!.id, 'unresolved', 1]]);
+  const webMaps: { id: number }[] = ok(
+    await t.request('GET', `/web-script/${webScript.id}/sourcemaps`, { token: aDevice.token }),
+    'a web script maps',
+  );
+  expect(webMaps.map((m) => m.id)).toEqual([webMap.id]);
   const monitors: { id: number; name: string; paused: boolean }[] = ok(
     await t.request('GET', '/fake-monitor', { token: aDevice.token }),
     'a monitors',
@@ -455,4 +543,21 @@ it("no route lets a user read, change or delete another user's resources", async
     'a router events',
   );
   expect(routerEvents.events.map((e) => [e.id, e.messageId])).toEqual([[routed.id, routed.messageId]]);
+  const inboxes: { id: number; name: string; localPart: string }[] = ok(
+    await t.request('GET', '/email-inbox', { token: aDevice.token }),
+    'a inboxes',
+  );
+  expect(inboxes.map((x) => [x.id, x.name, x.localPart])).toEqual([[inbox.id, 'zqa inbox', 'zqa-inbox']]);
+  const inboxRules: { id: number; name: string }[] = ok(
+    await t.request('GET', `/email-inbox/${inbox.id}/rules`, { token: aDevice.token }),
+    'a inbox rules',
+  );
+  expect(inboxRules.map((r) => [r.id, r.name])).toEqual([[inboxRule.id, 'zqa mail rule']]);
+  const mailsAfter: { events: { id: number; messageId: number; matchedRuleId: number }[] } = ok(
+    await t.request('GET', '/email-inbox/event', { token: aDevice.token }),
+    'a inbox events',
+  );
+  expect(mailsAfter.events.map((e) => [e.id, e.messageId, e.matchedRuleId])).toEqual([
+    [mail.id, mail.messageId, inboxRule.id],
+  ]);
 }, 300_000);

@@ -245,6 +245,25 @@ function targets(r: Map<string, Result>): string[] {
       num('redelivery', (k) => k.startsWith('SIGKILL after')),
       (v) => v === 0,
     ),
+    // Issue 17: ingest (ingest.bench.ts).
+    line(
+      'metric ingest ≥ 50,000 points/s, 1,000-point JSON batches, durable (4 connections, median of the rounds)',
+      num('ingest', (k) => k.startsWith('metric ingest points/s, 4 connections')),
+      (v) => v >= 50_000,
+      ' points/s',
+    ),
+    line(
+      '7-day series at 1m buckets p99 ≤ 20 ms (one full 1,440-bucket window, the API’s most; median of the rounds’ p99s)',
+      num('ingest', (k) => k.startsWith('series 1m, one 1,440-bucket window')),
+      (v) => v <= 20,
+      ' ms',
+    ),
+    line(
+      'router ingest (GitHub push, rule 5) ≥ 0.8 × durable POST /message req/s, same server and run',
+      num('ingest', (k) => k.startsWith('router / message req/s ratio')),
+      (v) => v >= 0.8,
+      '×',
+    ),
     // Issue 13: browser workflows (browser-scans.bench.ts).
     line(
       'three-step browser workflow per check, warm browser ≤ 1.5 s (p95)',

@@ -108,6 +108,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/web-scripts', 'Web scripts'],
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
+        ['/inboxes', 'Email inboxes'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],
@@ -165,6 +166,6 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
       await check('/share/join');
       await context.close();
       expect(found).toEqual([]);
-    });
+    }, 180_000);
   }
 });

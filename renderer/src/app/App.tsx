@@ -32,28 +32,58 @@ const PortScans = lazy(() => import('../features/port-scans/PortScans'));
 const WebhookRouter = lazy(() => import('../features/router/Router'));
 // Issue 17's metric sources, series charts and alerts, its own chunk (recharts again).
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
+// Issue 18's email inboxes, their rules and received mail, its own chunk.
+const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 // Issue 18's browser error tracking, its own chunk (recharts again).
 const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
 
-const NAV = [
-  { to: '/inbox', label: 'Inbox' },
-  { to: '/channels', label: 'Channels' },
-  { to: '/heartbeats', label: 'Heartbeats' },
-  { to: '/monitors', label: 'Monitors' },
-  { to: '/metrics', label: 'Metrics' },
-  { to: '/web-scripts', label: 'Web scripts' },
-  { to: '/maintenance', label: 'Maintenance' },
-  { to: '/status-pages', label: 'Status pages' },
-  { to: '/port-scans', label: 'Port scans' },
-  { to: '/routing', label: 'Router' },
-  { to: '/devices', label: 'Devices' },
-  { to: '/api-tokens', label: 'API tokens' },
-  { to: '/account', label: 'Account' },
+/**
+ * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
+ * families there are), the Menu toggle's list on phones.
+ */
+const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label: string }[] }[] = [
+  {
+    label: 'Messages',
+    items: [
+      { to: '/inbox', label: 'Inbox' },
+      { to: '/channels', label: 'Channels' },
+    ],
+  },
+  {
+    label: 'Sources',
+    items: [
+      { to: '/heartbeats', label: 'Heartbeats' },
+      { to: '/monitors', label: 'Monitors' },
+      { to: '/metrics', label: 'Metrics' },
+      { to: '/web-scripts', label: 'Web scripts' },
+      { to: '/port-scans', label: 'Port scans' },
+      { to: '/routing', label: 'Router' },
+      { to: '/inboxes', label: 'Inboxes' },
+    ],
+  },
+  {
+    label: 'Publish',
+    items: [
+      { to: '/maintenance', label: 'Maintenance' },
+      { to: '/status-pages', label: 'Status pages' },
+    ],
+  },
+  {
+    label: 'Settings',
+    items: [
+      { to: '/devices', label: 'Devices' },
+      { to: '/api-tokens', label: 'API tokens' },
+      { to: '/account', label: 'Account' },
+    ],
+  },
 ];
-const ADMIN_NAV = [
-  { to: '/users', label: 'Users' },
-  { to: '/outbox', label: 'Mail outbox' },
-];
+const ADMIN_GROUP = {
+  label: 'Admin',
+  items: [
+    { to: '/users', label: 'Users' },
+    { to: '/outbox', label: 'Mail outbox' },
+  ],
+};
 
 export function App() {
   const { token, user, loading, error, signOut } = useSession();
@@ -123,7 +153,7 @@ export function App() {
       </>
     );
 
-  const items = user.admin ? [...NAV, ...ADMIN_NAV] : NAV;
+  const groups = user.admin ? [...NAV_GROUPS, ADMIN_GROUP] : NAV_GROUPS;
   const current = path === '/' ? '/inbox' : path;
   let page: ReactElement;
   switch (current) {
@@ -189,6 +219,13 @@ export function App() {
         </Suspense>
       );
       break;
+    case '/inboxes':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <EmailInboxes />
+        </Suspense>
+      );
+      break;
     case '/devices':
       page = <Devices />;
       break;
@@ -233,13 +270,6 @@ export function App() {
           >
             Menu
           </button>
-          <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
-            {items.map((n) => (
-              <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
-                {n.label}
-              </Link>
-            ))}
-          </nav>
           <div className="topbar-end">
             <ThemeToggle />
             <span className="who" title={user.email}>
@@ -251,14 +281,28 @@ export function App() {
             </button>
           </div>
         </header>
-        <main id="main" tabIndex={-1}>
-          {flash ? (
-            <p className="notice" role="status">
-              {flash}
-            </p>
-          ) : null}
-          {page}
-        </main>
+        <div className="frame">
+          <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+            {groups.map((g) => (
+              <div key={g.label} className="nav-group">
+                <span className="nav-heading">{g.label}</span>
+                {g.items.map((n) => (
+                  <Link key={n.to} to={n.to} aria-current={current === n.to ? 'page' : undefined}>
+                    {n.label}
+                  </Link>
+                ))}
+              </div>
+            ))}
+          </nav>
+          <main id="main" tabIndex={-1}>
+            {flash ? (
+              <p className="notice" role="status">
+                {flash}
+              </p>
+            ) : null}
+            {page}
+          </main>
+        </div>
         <SudoDialog />
       </div>
     </LiveProvider>

@@ -10,6 +10,7 @@ import { resolveFrames } from './sourcemaps';
 import {
   addStats,
   bumpIssue,
+  EVENTS_PER_ISSUE,
   findScript,
   findScriptByDigest,
   type IssueRow,
@@ -33,6 +34,8 @@ export const MESSAGE_MAX_CHARS = 2000;
 export const STACK_MAX_BYTES = 16 * 1024;
 export const BREADCRUMBS_MAX = 50;
 export const BREADCRUMB_MAX_CHARS = 1000;
+/** Events an issue may hold beyond its 100 before they are trimmed. */
+export const TRIM_STEP = 25;
 export const FLUSH_REASONS = ['interval', 'size', 'unload', 'error', 'ping'] as const;
 export type FlushReason = (typeof FLUSH_REASONS)[number];
 const EVENT_TYPES = ['error', 'rejection', 'message'] as const;
@@ -294,6 +297,7 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
   const announce: { issue: IssueRow; event: 'new' | 'regression'; e: ParsedEvent }[] = [];
   const flat: (string | number | null)[] = [];
   const byFp = new Map<string, number>();
+  const found = new Map<number, IssueRow>();
   for (const g of grouped) {
     const e = g.e;
     if (e.type === 'error') delta.errors = (delta.errors ?? 0) + 1;
@@ -301,9 +305,11 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
     else delta.messages = (delta.messages ?? 0) + 1;
     let id = byFp.get(g.fp);
     if (id === undefined) {
-      const found = issueByFingerprint(ctx.db, script.id, g.fp);
-      if (found) id = found.id;
-      else {
+      const row = issueByFingerprint(ctx.db, script.id, g.fp);
+      if (row) {
+        id = row.id;
+        found.set(id, row);
+      } else {
         id = insertIssue(ctx.db, {
           scriptId: script.id,
           fingerprint: g.fp,
@@ -319,7 +325,9 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
     }
     let t = touched.get(id);
     if (!t) {
-      const issue = ctx.db.first<IssueRow>('SELECT * FROM web_script_issues WHERE id = ?', [id])!;
+      const issue =
+        found.get(id) ??
+        ({ id, title: g.title, culprit: g.culprit, count: 0, status: 'unresolved' } as IssueRow);
       let status = issue.status;
       if (status === 'resolved') {
         status = 'unresolved';
@@ -342,7 +350,14 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
       release: t.last.release,
       status: t.status,
     });
-    if (t.issue.count + t.count > 100) trimEvents(ctx.db, id);
+    // The newest 100 are kept; trimming runs each time the count passes a multiple of TRIM_STEP, so
+    // at most 100 + TRIM_STEP - 1 rows exist between two trims (readers look at the newest only).
+    const before = t.issue.count;
+    if (
+      before + t.count > EVENTS_PER_ISSUE &&
+      Math.floor(before / TRIM_STEP) !== Math.floor((before + t.count) / TRIM_STEP)
+    )
+      trimEvents(ctx.db, id);
   }
   addStats(ctx.db, script.id, now, delta);
   touchScript(ctx.db, script.id, now);
