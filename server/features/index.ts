@@ -27,6 +27,7 @@ import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
 import { basicResolver } from './users/service';
 import { verifiedHostsFeature } from './verified-hosts/feature';
+import { webScriptsFeature } from './web-scripts/feature';
 
 /** What a family contributes. Everything is optional; the order of FEATURES is the mount order. */
 export interface Feature {
@@ -70,6 +71,7 @@ export const FEATURES: readonly Feature[] = [
   portScansFeature,
   metricsFeature,
   routerFeature,
+  webScriptsFeature,
   emailInboxesFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },

@@ -86,6 +86,9 @@ export const errors = {
   // Metrics (issue 17, wire rules §8): alerts of one metric source.
   perSourceCap: (n: number, things: string) =>
     new ApiError(403, `limit reached: at most ${n} ${things} per metric source`),
+  // Web scripts (issue 18, wire rules §9): a browser origin not in the script's allowedOrigins.
+  originNotAllowed: () => new ApiError(403, 'origin not allowed'),
+  notASourceMap: (why = '') => new ApiError(400, `file: not a source map${why}`),
   // Email inboxes (issue 18, wire rules §10).
   localPartTaken: () => new ApiError(409, 'localPart: already taken'),
   perInboxCap: (n: number, things: string) =>

@@ -8,7 +8,10 @@ import { type ApiError, errors } from './errors';
  * `LIMIT_*` code goes through `onLimit`; anything else (a broken part, a missing boundary, a body cut
  * short, which busboy reports without a code) is 400 `invalid multipart body`, never a 500.
  */
-function withCatalogErrors(parse: RequestHandler, onLimit: (code: string) => ApiError): RequestHandler {
+export function withCatalogErrors(
+  parse: RequestHandler,
+  onLimit: (code: string) => ApiError,
+): RequestHandler {
   return (req, res, next) => {
     parse(req, res, (err: unknown) => {
       if (!err) return next();

@@ -114,6 +114,44 @@ it("no route lets a user read, change or delete another user's resources", async
     }),
     'metric alert',
   );
+  // A web script with an issue (fed through its public URL) and a source map (issue 18).
+  const webScript: { id: number; token: string } = ok(
+    await t.request('POST', '/web-script', {
+      token: aDevice.token,
+      json: { appid: parent.id, name: 'zqa web', allowedOrigins: ['https://zqa.example'] },
+    }),
+    'web script',
+  );
+  ok(
+    await t.request('POST', `/script/${webScript.token}`, {
+      body: JSON.stringify({
+        flushReason: 'error',
+        events: [
+          { type: 'error', message: 'zqa is not a function', stack: 'zqa@https://zqa.example/a.js:1:2' },
+        ],
+      }),
+      headers: { 'Content-Type': 'text/plain' },
+    }),
+    'web script batch',
+  );
+  const [webIssue] = ok<{ id: number }[]>(
+    await t.request('GET', `/web-script/${webScript.id}/issues`, { token: aDevice.token }),
+    'web script issues',
+  );
+  const mapForm = new FormData();
+  mapForm.set(
+    'file',
+    new Blob(['{"version":3,"sources":["zqa.ts"],"names":[],"mappings":"AAAA"}']),
+    'a.js.map',
+  );
+  mapForm.set('url', 'https://zqa.example/a.js');
+  const webMap: { id: number } = ok(
+    await t.request('POST', `/web-script/${webScript.id}/sourcemaps`, {
+      token: aDevice.token,
+      body: mapForm,
+    }),
+    'web script source map',
+  );
   const monitor: { id: number } = ok(
     await t.request('POST', '/fake-monitor', {
       token: aDevice.token,
@@ -265,6 +303,9 @@ it("no route lets a user read, change or delete another user's resources", async
     metricSource.id,
     series!.id,
     metricAlert.id,
+    webScript.id,
+    webIssue!.id,
+    webMap.id,
     monitor.id,
     browser.id,
     verifiedHost.id,
@@ -452,6 +493,23 @@ it("no route lets a user read, change or delete another user's resources", async
     'a metric alerts',
   );
   expect(metricAlerts.map((m) => [m.id, m.message, m.enabled])).toEqual([[metricAlert.id, 'zqa high', true]]);
+  const webScripts: { id: number; name: string; status: string; allowedOrigins: string[] }[] = ok(
+    await t.request('GET', '/web-script', { token: aDevice.token }),
+    'a web scripts',
+  );
+  expect(webScripts.map((w) => [w.id, w.name, w.status, w.allowedOrigins])).toEqual([
+    [webScript.id, 'zqa web', 'issues', ['https://zqa.example']],
+  ]);
+  const webIssues: { id: number; status: string; count: number }[] = ok(
+    await t.request('GET', `/web-script/${webScript.id}/issues?status=all`, { token: aDevice.token }),
+    'a web script issues',
+  );
+  expect(webIssues.map((i) => [i.id, i.status, i.count])).toEqual([[webIssue!.id, 'unresolved', 1]]);
+  const webMaps: { id: number }[] = ok(
+    await t.request('GET', `/web-script/${webScript.id}/sourcemaps`, { token: aDevice.token }),
+    'a web script maps',
+  );
+  expect(webMaps.map((m) => m.id)).toEqual([webMap.id]);
   const monitors: { id: number; name: string; paused: boolean }[] = ok(
     await t.request('GET', '/fake-monitor', { token: aDevice.token }),
     'a monitors',

@@ -105,6 +105,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/channels', 'Channels'],
         ['/heartbeats', 'Heartbeats'],
         ['/metrics', 'Metrics'],
+        ['/web-scripts', 'Web scripts'],
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
         ['/inboxes', 'Email inboxes'],

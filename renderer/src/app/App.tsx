@@ -34,6 +34,8 @@ const WebhookRouter = lazy(() => import('../features/router/Router'));
 const Metrics = lazy(() => import('../features/metrics/Metrics'));
 // Issue 18's email inboxes, their rules and received mail, its own chunk.
 const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
+// Issue 18's browser error tracking, its own chunk (recharts again).
+const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -53,6 +55,7 @@ const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label:
       { to: '/heartbeats', label: 'Heartbeats' },
       { to: '/monitors', label: 'Monitors' },
       { to: '/metrics', label: 'Metrics' },
+      { to: '/web-scripts', label: 'Web scripts' },
       { to: '/port-scans', label: 'Port scans' },
       { to: '/routing', label: 'Router' },
       { to: '/inboxes', label: 'Inboxes' },
@@ -178,6 +181,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Metrics />
+        </Suspense>
+      );
+      break;
+    case '/web-scripts':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <WebScripts />
         </Suspense>
       );
       break;
