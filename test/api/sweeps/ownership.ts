@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { saveShot } from '../../server/features/monitors/kinds/browser/shots';
+import { saveShot } from '../../../server/features/monitors/kinds/browser/shots';
 import {
   apiToken,
   deviceToken,
@@ -8,30 +8,22 @@ import {
   sendMessage,
   separateIdRanges,
   sudo,
-} from '../helpers/factories';
-import { fakeMonitorKind } from '../helpers/fake-monitor-kind';
-import { mountedRoutes } from '../helpers/routes';
-import { type ApiResponse, startTestServer, type TestServer } from '../helpers/test-server';
-import { sendMail } from './email-inboxes-helpers';
+} from '../../helpers/factories';
+import { fakeMonitorKind } from '../../helpers/fake-monitor-kind';
+import { mountedRoutes } from '../../helpers/routes';
+import { type ApiResponse, startTestServer, type TestServer } from '../../helpers/test-server';
+import { sendMail } from '../email-inboxes-helpers';
+import { eachBounded, expectShardsCoverEveryRoute, shardFromFile, shardRoutes } from './shards';
 
 /**
  * "Someone else's resource", for every mounted route at once: user A owns one of each kind of thing
  * (devices, channels, a key, a webhook, a share, an API token, messages); user B, signed in with sudo
  * open but no admin rights, calls every route that takes an id with each of A's ids. No call may
  * succeed, and A's things must be unchanged afterwards.
+ *
+ * Split into shards (./shards.ts): `test/api/ownership.shard-<n>.test.ts` each call `ownershipSweep`, which
+ * builds user A's things on a server of its own and has B call the shard's routes only.
  */
-let t: TestServer;
-beforeAll(async () => {
-  // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
-  // The SMTP listener, so A's inbox has an event that made a message (issue 18).
-  t = await startTestServer({
-    extraFeatures: [fakeMonitorKind().feature],
-    config: { smtpListen: '127.0.0.1:0' },
-  });
-});
-afterAll(async () => {
-  await t?.close();
-});
 
 /** The body of a 200, or a thrown error naming the setup step that failed. */
 function ok<T>(res: ApiResponse, what: string): T {
@@ -42,7 +34,35 @@ function ok<T>(res: ApiResponse, what: string): T {
 /** Every name and text of A's carries this, so any of it in an answer to B is a leak. */
 const MARK = 'zqa';
 
-it("no route lets a user read, change or delete another user's resources", async () => {
+/** How many of B's calls to one route may be in flight at once (a 2-core machine shared with other files). */
+const IN_FLIGHT = 4;
+
+/** Registers the ownership sweep of the shard named by the calling file (`ownership.shard-<n>.test.ts`). */
+export function ownershipSweep(fileUrl: string): void {
+  const shard = shardFromFile('ownership', fileUrl);
+  let t: TestServer;
+  beforeAll(async () => {
+    // A monitor kind whose routes are the engine's (the built-in kinds add theirs when they land).
+    // The SMTP listener, so A's inbox has an event that made a message (issue 18).
+    t = await startTestServer({
+      extraFeatures: [fakeMonitorKind().feature],
+      config: { smtpListen: '127.0.0.1:0' },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('every mounted route is in exactly one ownership shard', () => {
+    const routes = mountedRoutes(t);
+    expect(routes.length).toBeGreaterThan(50);
+    expectShardsCoverEveryRoute('ownership', routes);
+  });
+
+  it("no route lets a user read, change or delete another user's resources", () => sweep(t, shard), 180_000);
+}
+
+async function sweep(t: TestServer, shard: number): Promise<void> {
   // B first, so that A's ids are the newer ones in every table.
   const b = makeUser(t);
   const bDevice = await deviceToken(t, b, 'b');
@@ -345,23 +365,23 @@ it("no route lets a user read, change or delete another user's resources", async
   const succeeded: string[] = [];
   const leaked: string[] = [];
   let calls = 0;
-  const routes = mountedRoutes(t);
-  for (const { method, path: expressPath, takesParams, fill } of routes) {
-    if (!takesParams || expressPath === '/webhook/:token') continue;
-    for (const id of ids) {
-      const path = fill(() => String(id));
-      const bodies = method === 'GET' ? [undefined] : [{}, { name: 'taken by b', message: 'x', ids: [id] }];
-      for (const json of bodies) {
-        calls++;
-        const res = await t.request(method, path, { token: bDevice.token, ...(json ? { json } : {}) });
-        if (res.text.includes(MARK)) leaked.push(`${method} ${path}: ${res.text.slice(0, 200)}`);
-        if (res.status < 400)
-          succeeded.push(`${method} ${path} ${JSON.stringify(json ?? '')}: ${res.status}`);
-      }
-    }
+  let expected = 0;
+  const routes = shardRoutes('ownership', shard, mountedRoutes(t));
+  const idRoutes = routes.filter((r) => r.takesParams && r.path !== '/webhook/:token');
+  expect(idRoutes.length).toBeGreaterThan(0);
+  for (const { method, fill } of idRoutes) {
+    const bodies = (id: number) =>
+      method === 'GET' ? [undefined] : [{}, { name: 'taken by b', message: 'x', ids: [id] }];
+    const tries = ids.flatMap((id) => bodies(id).map((json) => ({ path: fill(() => String(id)), json })));
+    expected += ids.length * (method === 'GET' ? 1 : 2);
+    await eachBounded(tries, IN_FLIGHT, async ({ path, json }) => {
+      calls++;
+      const res = await t.request(method, path, { token: bDevice.token, ...(json ? { json } : {}) });
+      if (res.text.includes(MARK)) leaked.push(`${method} ${path}: ${res.text.slice(0, 200)}`);
+      if (res.status < 400) succeeded.push(`${method} ${path} ${JSON.stringify(json ?? '')}: ${res.status}`);
+    });
   }
   expect(succeeded).toEqual([]);
-  expect(calls).toBeGreaterThan(200);
 
   // Routes without an id, given A's ids in the body and the query: whatever they answer, nothing of
   // A's may come back and nothing of A's may change (checked below).
@@ -386,12 +406,15 @@ it("no route lets a user read, change or delete another user's resources", async
   for (const { route, method, path, takesParams } of routes) {
     if (takesParams || sessionEnders.has(route)) continue;
     calls++;
+    expected++;
     const res = await t.request(method, path + query, {
       token: bDevice.token,
       ...(method === 'GET' ? {} : { json: refs }),
     });
     if (res.text.includes(MARK)) leaked.push(`${route}: ${res.text.slice(0, 200)}`);
   }
+  // Every call of the shard was made (the shards together: more than 7000).
+  expect(calls).toBe(expected);
   expect(leaked).toEqual([]);
   // B is still signed in: the sweep really ran as B to the end.
   expect((await t.request('GET', '/current/user', { token: bDevice.token })).status).toBe(200);
@@ -560,4 +583,4 @@ it("no route lets a user read, change or delete another user's resources", async
   expect(mailsAfter.events.map((e) => [e.id, e.messageId, e.matchedRuleId])).toEqual([
     [mail.id, mail.messageId, inboxRule.id],
   ]);
-}, 300_000);
+}
