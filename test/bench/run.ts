@@ -282,6 +282,13 @@ function targets(r: Map<string, Result>): string[] {
       (v) => v <= 2,
       '×',
     ),
+    // Issue 18: web scripts (webscripts.bench.ts).
+    line(
+      'web-script ingest ≥ 2,000 events/s in snippet batches of 20, durable, with POST /message running alongside',
+      num('webscripts', (k) => k.startsWith('script ingest (events/s')),
+      (v) => v >= 2000,
+      ' events/s',
+    ),
     // Issue 13: browser workflows (browser-scans.bench.ts).
     line(
       'three-step browser workflow per check, warm browser ≤ 1.5 s (p95)',

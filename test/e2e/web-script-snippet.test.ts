@@ -26,6 +26,12 @@ document.getElementById('reject').addEventListener('click', function () {
 document.getElementById('go').addEventListener('click', function () {
   history.pushState({}, '', '/checkout?step=2');
 });
+document.getElementById('xhr').addEventListener('click', function () {
+  var x = new XMLHttpRequest();
+  x.open('POST', '/api/items?draft=1');
+  x.onloadend = function () { document.title = 'xhr ' + x.status; };
+  x.send('{}');
+});
 document.getElementById('load').addEventListener('click', function () {
   fetch('/api/items?page=3&secret=x').then(function (r) { document.title = 'loaded ' + r.status; });
 });
@@ -35,7 +41,7 @@ function page(snippetUrl: string): string {
   return `<!doctype html><html><head><title>shop</title>
 <script src="${snippetUrl}" data-release="shop@3.1.0"></script></head>
 <body><button id="go">Checkout</button><button id="load">Load items</button>
-<button id="pay" class="btn primary">Pay now</button><button id="reject">Reject</button>
+<button id="xhr">Save draft</button><button id="pay" class="btn primary">Pay now</button><button id="reject">Reject</button>
 <script src="/app.js"></script></body></html>`;
 }
 
@@ -112,6 +118,8 @@ describe.skipIf(!hasChromium)('web-script snippet in Chromium', () => {
     await tab.click('#load');
     await fetched;
     await tab.waitForFunction(() => document.title === 'loaded 500');
+    await tab.click('#xhr');
+    await tab.waitForFunction(() => document.title === 'xhr 500');
     await tab.evaluate(() => console.warn('stock low', { sku: 'A-1' }));
     await tab.click('#pay');
     const { body, answer } = await batchAfter(() => tab.clock.runFor(1000));
@@ -144,6 +152,8 @@ describe.skipIf(!hasChromium)('web-script snippet in Chromium', () => {
       ['navigation', `${shopOrigin}/ -> ${shopOrigin}/checkout`],
       ['click', 'button#load "Load items"'],
       ['fetch', 'GET /api/items 500'],
+      ['click', 'button#xhr "Save draft"'],
+      ['xhr', 'POST /api/items 500'],
       ['console', 'warn: stock low {"sku":"A-1"}'],
       ['click', 'button#pay "Pay now"'],
     ]);
@@ -162,9 +172,13 @@ describe.skipIf(!hasChromium)('web-script snippet in Chromium', () => {
   });
 
   it('Belfry.capture waits for the 5 s interval; 20 queued events flush at once', async () => {
-    await tab.evaluate(() => (window as any).Belfry.capture('checkout opened'));
+    await tab.evaluate(() => {
+      (window as any).Belfry.setRelease('shop@3.2.0');
+      (window as any).Belfry.capture('checkout opened');
+    });
     const { body } = await batchAfter(() => tab.clock.runFor(5000));
     expect(body.flushReason).toBe('interval');
+    expect([body.release, body.events[0].release]).toEqual(['shop@3.2.0', 'shop@3.2.0']);
     expect(body.events.map((e: { message: string }) => e.message)).toEqual(['checkout opened']);
     const size = await batchAfter(() =>
       tab.evaluate(() => {
