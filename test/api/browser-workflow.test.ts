@@ -24,6 +24,8 @@ let dev: string;
 let otherDev: string;
 let appid: number;
 let site: FakeTarget;
+/** `/hold` answers only once `release` settles; `arrived` tells the test a check is waiting there. */
+let held: { arrived: () => void; release: Promise<void> } | null = null;
 
 function page(title: string, body: string): string {
   return `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -73,7 +75,11 @@ beforeAll(async () => {
         200,
         page('Slow', '<p>slow</p><script>setTimeout(() => { document.title = "done" }, 10)</script>'),
       );
-    else html(404, page('Not found', '<p>nothing here</p>'));
+    else if (url.pathname === '/hold') {
+      const h = held;
+      h?.arrived();
+      void (h?.release ?? Promise.resolve()).then(() => html(404, page('Gone', '<p>gone</p>')));
+    } else html(404, page('Not found', '<p>nothing here</p>'));
   });
 });
 afterAll(async () => {
@@ -581,6 +587,39 @@ describe.skipIf(!HAS_CHROMIUM)('browser-workflow runs (real Chromium)', () => {
     expect(Date.parse(fourth) - Date.parse(third)).toBe(60 * SEC);
     await t.request('DELETE', `/browser-workflow/${w.id}`, { token: dev });
     await t.request('DELETE', `/monitor/${m.id}`, { token: dev });
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('browser-workflow checks in flight when the power changes', () => {
+  it('a check that ends after the machine went on battery is not judged: unknown, no down message', async () => {
+    const channel = (await makeChannel(t, dev)).id;
+    let arrived!: () => void;
+    const atPage = new Promise<void>((r) => {
+      arrived = r;
+    });
+    let release!: () => void;
+    held = { arrived, release: new Promise<void>((r) => (release = r)) };
+    try {
+      const w = await create({
+        appid: channel,
+        intervalSec: 60,
+        steps: [{ action: 'goto', url: `${site.url}/hold` }],
+      });
+      const ticked = t.server.scheduler.tick(); // the first check starts and waits at /hold
+      await atPage;
+      setOnBattery(t.server.ctx, true);
+      release(); // the page answers 404 now: on mains power this check would say down
+      await ticked;
+      expect((await t.request('GET', `/browser-workflow/${w.id}`, { token: dev })).body).toMatchObject({
+        status: 'unknown',
+        lastError: POWER_PAUSED,
+      });
+      expect(messagesOf(channel)).toEqual([]);
+      await t.request('DELETE', `/browser-workflow/${w.id}`, { token: dev });
+    } finally {
+      held = null;
+      setOnBattery(t.server.ctx, false);
+    }
   });
 });
 

@@ -197,6 +197,10 @@ export function applyCheck(ctx: AppContext, row: MonitorRow, r: CheckResult, eff
     else if (!o.cannotRun && !r.offline) s.consecutive_failures++;
     s.last_error = o.ok ? null : (o.error ?? 'check failed');
     setStatus(s, 'maintenance', now);
+  } else if (isOnBattery(ctx) && monitorKind(ctx, row.kind)?.pausedOnBattery) {
+    // A check of a kind that pauses on battery, still running when the machine went on battery (the
+    // switch set it `unknown`): not judged, as the checks skipped from then on — no down message.
+    powerPause(s, now);
   } else if (o.cannotRun || r.offline) {
     s.last_error = o.error ?? null;
     setStatus(s, 'unknown', now);
