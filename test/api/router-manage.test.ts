@@ -84,6 +84,22 @@ describe('the router singleton', () => {
     expect((await t.request('POST', '/webhook-router/rotate-token', { token: readOnly.token })).status).toBe(
       403,
     );
+    // A read-only token reads the router once it exists (masked), but never creates one.
+    const read = await t.request('GET', '/webhook-router', { token: readOnly.token });
+    expect(read.status).toBe(200);
+    expect(read.body.token).not.toBe(u.token);
+    expect(read.body.token).toMatch(/\*{4}/);
+    const fresh = makeUser(t);
+    const freshDevice = await deviceToken(t, fresh, 'fresh');
+    const freshRead = await apiToken(t, freshDevice, { access: 'read' });
+    expect(await t.request('GET', '/webhook-router', { token: freshRead.token })).toMatchObject({
+      status: 404,
+      body: { errorDescription: 'router not found' },
+    });
+    expect(
+      t.server.ctx.db.first('SELECT id FROM webhook_routers WHERE user_id = ?', [fresh.id]),
+    ).toBeUndefined();
+    expect((await t.request('GET', '/webhook-router', { token: freshDevice.token })).status).toBe(200);
     // A channel key is refused (403), no credential 401.
     expect((await t.request('GET', '/webhook-router', { token: u.channel.token })).status).toBe(403);
     expect((await t.request('GET', '/webhook-router')).status).toBe(401);

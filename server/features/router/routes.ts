@@ -29,6 +29,7 @@ import {
   rotateRouter,
   ruleFromEvent,
 } from './service';
+import { findRouterOfUser } from './store';
 
 /** User-level class (§0.2): device token or unscoped API token (`read` for GET, `write` otherwise). */
 const READ_RULE = TOK;
@@ -212,6 +213,13 @@ export function routerRoutes(ctx: AppContext): RouteTable {
   t.get('/webhook-router', READ_RULE, (req) => {
     const p = principalOf(req);
     requireUserLevel(p);
+    // The first GET creates the router (§11) — a write a read-only API token may not make: until a device
+    // or a write token has created it, such a token finds no router.
+    if (p.kind === 'api' && p.access !== 'write') {
+      const row = findRouterOfUser(ctx.db, p.userId);
+      if (!row) throw errors.notFound('router');
+      return presentRouter(ctx, row);
+    }
     const { row, token } = ensureRouter(ctx, p.userId);
     return presentRouter(ctx, row, token);
   });
