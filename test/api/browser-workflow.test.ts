@@ -431,7 +431,8 @@ describe.skipIf(!HAS_CHROMIUM)('browser-workflow runs (real Chromium)', () => {
     const files = readdirSync(join(t.dataDir, 'browser-shots'));
     for (const k of keys) expect(files).not.toContain(`${k}.jpg`);
     await t.request('DELETE', `/browser-workflow/${w.id}`, { token: dev });
-  });
+    // 21 real browser checks one after another: ~1 s each on a loaded 2-core machine (30 s was too tight).
+  }, 120_000);
 
   it('opens at most two browser contexts at once and closes the browser after a minute idle', async () => {
     const before = chromiumStats(t.server.ctx).peak;
