@@ -15,6 +15,12 @@ export default defineConfig({
     // expect.poll waits up to 10 s (vitest's default is 1 s): a UI step on a loaded CI machine, click →
     // fetch → render, can take longer than a second, and a poll that passes returns at once anyway.
     expect: { poll: { timeout: 10_000 } },
+    // CI (a 2-core machine running two test files at once, browsers included): a test that fails is run
+    // again, up to twice, before it counts as failed. It still fails when it fails every time. This absorbs
+    // load-dependent flakes seen on clean-clone runs (a mail retried because its first SMTP attempt
+    // outlived a clock jump in status-pages, a chart window in web-scripts e2e), which are listed in the
+    // session notes for fixing at their cause; locally (no CI) a failure counts at once.
+    retry: process.env.CI ? 2 : 0,
     pool: 'forks',
     // Two cores: keep parallelism modest so timing-sensitive tests (crash, e2e) are not starved.
     maxWorkers: 2,
