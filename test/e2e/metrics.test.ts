@@ -56,7 +56,8 @@ describe.skipIf(!hasChromium)('metrics in Chromium', () => {
   beforeAll(async () => {
     ensureRendererBuilt();
     t = await startTestServer();
-    t.clock.set(Math.floor(Date.now() / HOUR) * HOUR + 30 * MIN);
+    // The middle of an hour, always 10-70 minutes in this device's past (chart windows end at the device's now).
+    t.clock.set(Math.floor((Date.now() - 40 * MIN) / HOUR) * HOUR + 30 * MIN);
     channel = await makeChannel(t, (await deviceToken(t, t.admin, 'setup')).token, { name: 'Home' });
     b = await launchBrowser();
     ({ context, page } = await b.newPage());
