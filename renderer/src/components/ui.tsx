@@ -199,3 +199,15 @@ export function useAction() {
   }, []);
   return { busy, error, setError, run };
 }
+
+/** Bumps every `ms` while the page is visible: the periodic part of a page's refresh (live signals do the rest). */
+export function useTicker(ms: number): number {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => {
+      if (document.visibilityState === 'visible') setN((x) => x + 1);
+    }, ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return n;
+}

@@ -5,7 +5,7 @@ import { del, get, post, put, query } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
-import { ErrorText, formatDate, useAction } from '../../components/ui';
+import { ErrorText, formatDate, useAction, useTicker } from '../../components/ui';
 import { StatusChip } from '../heartbeats/HealthDot';
 import { useInView } from '../heartbeats/UptimeBar';
 import { ChannelFilter } from '../sources/ChannelFilter';
@@ -17,18 +17,6 @@ import type { Metric, MetricAlert, MetricSource } from './types';
 
 /** The open source's series and chart refetch this often while the page is visible, besides live signals. */
 const REFRESH_MS = 30_000;
-
-/** Bumps every `ms` while the page is visible. */
-function useTicker(ms: number): number {
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    const t = setInterval(() => {
-      if (document.visibilityState === 'visible') setN((x) => x + 1);
-    }, ms);
-    return () => clearInterval(t);
-  }, [ms]);
-  return n;
-}
 
 /** A service frame about metric source `id` (whatever the server names its metric frames). */
 function isAbout(e: { kind: string; data: Record<string, unknown> }): number | null {

@@ -5,7 +5,7 @@ import { get, query } from '../../api/client';
 import type { Channel } from '../../api/types';
 import { useServiceEvents, useSignals } from '../../app/live';
 import { Link, navigate, useLocation } from '../../app/router';
-import { ErrorText, formatDate, useAction } from '../../components/ui';
+import { ErrorText, formatDate, useAction, useTicker } from '../../components/ui';
 import { StatusChip } from '../heartbeats/HealthDot';
 import type { SourceHistory } from '../heartbeats/types';
 import { UptimeBar, useInView } from '../heartbeats/UptimeBar';
@@ -21,18 +21,6 @@ import type { CheckEntry, Monitor, MonitorKindName } from './types';
 /** Charts refetch this often even without a status change (an up monitor's response times move on). */
 const REFRESH_MS = 60_000;
 const SPARK_CHECKS = 30;
-
-/** Bumps while the page is visible, every `ms`: the periodic part of the refresh. */
-function useTicker(ms: number): number {
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    const t = setInterval(() => {
-      if (document.visibilityState === 'visible') setN((x) => x + 1);
-    }, ms);
-    return () => clearInterval(t);
-  }, [ms]);
-  return n;
-}
 
 /** A row's sparkline and 90-day bars, fetched once the row is in view and again on `version`. */
 function RowCharts({ m, version }: { m: Monitor; version: string }) {
