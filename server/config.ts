@@ -54,6 +54,23 @@ const configSchema = z.object({
         c.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:2525' });
     })
     .optional(),
+  /**
+   * A second HTTP listener serving the public routes only (webhooks, pings, router, metrics, scripts, status
+   * pages, signed links, /health), `host:port`; the tunnel forwards here. Unset: off (docs/public-access.md).
+   */
+  publicListen: z
+    .string()
+    .superRefine((v, c) => {
+      if (!parseHostPort(v))
+        c.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:8090' });
+    })
+    .optional(),
+  /** An OpenAI-compatible server for the assistant (`…/v1`); unset: the assistant answers from local rules. */
+  assistantUrl: z.string().url().optional(),
+  /** The model name sent to the assistant provider; required with assistantUrl. */
+  assistantModel: z.string().min(1).optional(),
+  /** Bearer key for the assistant provider, when it needs one. */
+  assistantKey: z.string().min(1).optional(),
   /** Domain of inbox addresses; unset = the host of the public URL (`localhost` when it is an IP). */
   mailDomain: z
     .string()
@@ -209,6 +226,10 @@ const ENV: Record<string, keyof ConfigInput> = {
   BELFRY_MAIL_FROM: 'mailFrom',
   BELFRY_SMTP_LISTEN: 'smtpListen',
   BELFRY_MAIL_DOMAIN: 'mailDomain',
+  BELFRY_PUBLIC_LISTEN: 'publicListen',
+  BELFRY_ASSISTANT_URL: 'assistantUrl',
+  BELFRY_ASSISTANT_MODEL: 'assistantModel',
+  BELFRY_ASSISTANT_KEY: 'assistantKey',
   BELFRY_ALLOWED_ORIGINS: 'allowedOrigins',
   BELFRY_LOG_LEVEL: 'logLevel',
   BELFRY_BCRYPT_ROUNDS: 'bcryptRounds',
@@ -241,6 +262,7 @@ const FLAGS = {
   'mail-from': 'mailFrom',
   'smtp-listen': 'smtpListen',
   'mail-domain': 'mailDomain',
+  'public-listen': 'publicListen',
   'allowed-origins': 'allowedOrigins',
   lan: 'lan',
   'trust-proxy': 'trustProxy',
@@ -303,6 +325,10 @@ export function loadConfig(
     throw new ConfigError(`invalid configuration:${lines.length === 1 ? ' ' : '\n  '}${lines.join('\n  ')}`);
   }
   applyLanMode(parsed.data, raw.host !== undefined);
+  if (parsed.data.assistantUrl && !parsed.data.assistantModel)
+    throw new ConfigError(
+      'assistantModel: required with assistantUrl (BELFRY_ASSISTANT_MODEL, e.g. llama3.1)',
+    );
   if (existsSync(parsed.data.dataDir) && !statSync(parsed.data.dataDir).isDirectory())
     throw new ConfigError(
       `the data dir ${parsed.data.dataDir} is a file, not a directory: pass --data-dir (BELFRY_DATA_DIR) a directory, or move the file away`,
@@ -418,6 +444,8 @@ const FLAG_HELP: Record<keyof typeof FLAGS, string> = {
     'host:port of the inbound SMTP listener of email inboxes, e.g. 127.0.0.1:2525 (loopback only unless --lan) [default: off]',
   'mail-domain':
     'domain of inbox addresses [default: the host of the public URL, localhost when it is an IP]',
+  'public-listen':
+    'host:port of a second listener serving only the public routes (webhooks, pings, status pages), for a tunnel or proxy [default: off]',
   'allowed-origins': 'comma list of web origins allowed to call the API from a browser (CORS)',
   lan: 'serve the network over plain HTTP (binds 0.0.0.0 unless --host)',
   'trust-proxy': 'proxies that may set X-Forwarded-For: a hop count, or a comma list of addresses (loopback)',
@@ -440,6 +468,10 @@ const ENV_HELP: Record<string, string> = {
   BELFRY_ON_BATTERY: 'the machine runs on battery: browser workflows pause, monitor intervals stretch',
   BELFRY_BATTERY_INTERVAL_FACTOR: 'how much longer monitor intervals are on battery',
   BELFRY_RETRY_BASE_S: 'first re-delivery retry delay in seconds (doubles per failure, up to an hour)',
+  BELFRY_ASSISTANT_URL:
+    'an OpenAI-compatible server for the assistant, e.g. http://127.0.0.1:11434/v1 [default: local rules]',
+  BELFRY_ASSISTANT_MODEL: 'the model the assistant asks for (required with BELFRY_ASSISTANT_URL)',
+  BELFRY_ASSISTANT_KEY: 'bearer key for the assistant server, when it needs one',
   BELFRY_DELIVERY_API_URLS:
     'JSON object of base URLs replacing the APIs of telegram, pagerduty, opsgenie, twilio',
 };
