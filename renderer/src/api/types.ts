@@ -267,3 +267,51 @@ export interface QuestionUpdated {
   status: QuestionStatus;
   messageId: number;
 }
+
+/** `GET /assistant/threads`: a conversation with the assistant (docs/api.md, "Assistant"). */
+export interface AssistantThread {
+  id: number;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `GET /assistant/threads/{id}/messages`, oldest first. */
+export interface AssistantMessage {
+  id: number;
+  role: 'user' | 'assistant';
+  content: string;
+  createdAt: string;
+}
+
+/** `POST /assistant/chat`'s answer; `provider` is `local` or the configured model's name. */
+export interface AssistantReply {
+  threadId: number;
+  reply: string;
+  provider: string;
+}
+
+export type InsightSeverity = 'info' | 'warning' | 'critical';
+
+/** A place an insight points at: `kind` is `channel` or a source kind (`heartbeat`, `http-monitor`, …). */
+export interface InsightLink {
+  label: string;
+  kind: string;
+  id: number;
+}
+
+export interface Insight {
+  kind: string;
+  title: string;
+  detail: string;
+  severity: InsightSeverity;
+  links: InsightLink[];
+}
+
+/** `GET /assistant/insights`. */
+export interface Insights {
+  generatedAt: string;
+  provider: string;
+  polished: boolean;
+  items: Insight[];
+}

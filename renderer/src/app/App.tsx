@@ -36,6 +36,8 @@ const Metrics = lazy(() => import('../features/metrics/Metrics'));
 const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 // Issue 18's browser error tracking, its own chunk (recharts again).
 const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
+// Issue 19's assistant, its own chunk.
+const Assistant = lazy(() => import('../features/assistant/Assistant'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -47,6 +49,7 @@ const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label:
     items: [
       { to: '/inbox', label: 'Inbox' },
       { to: '/channels', label: 'Channels' },
+      { to: '/assistant', label: 'Assistant' },
     ],
   },
   {
@@ -223,6 +226,13 @@ export function App() {
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <EmailInboxes />
+        </Suspense>
+      );
+      break;
+    case '/assistant':
+      page = (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <Assistant />
         </Suspense>
       );
       break;

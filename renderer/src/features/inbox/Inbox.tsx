@@ -5,6 +5,7 @@ import type { Channel, Message, MessagePage } from '../../api/types';
 import { useLive, useSignals } from '../../app/live';
 import { navigate, useLocation } from '../../app/router';
 import { ErrorText, useAction } from '../../components/ui';
+import { InsightsCard } from '../assistant/InsightsCard';
 import { buildTree, subtreeIds, type TreeNode } from '../channels/tree';
 import { HealthDot } from '../heartbeats/HealthDot';
 import { FirstMessage } from './FirstMessage';
@@ -214,6 +215,7 @@ export function Inbox() {
             {live === 'open' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline, retrying'}
           </output>
         </div>
+        {channelId || searching ? null : <InsightsCard />}
         <form
           className="toolbar"
           aria-label="Search and filter"

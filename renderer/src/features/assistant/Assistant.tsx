@@ -1,0 +1,306 @@
+import './assistant.css';
+import { type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { del, get, post, query } from '../../api/client';
+import type { AssistantMessage, AssistantReply, AssistantThread, Insights } from '../../api/types';
+import { Link, navigate, useLocation } from '../../app/router';
+import { Markdown } from '../../components/Markdown';
+import { ErrorText, formatDate, useAction } from '../../components/ui';
+import { assistantLang } from './links';
+
+/** The server's limit on one message (docs/api.md, "Assistant"). */
+export const MAX_MESSAGE = 4000;
+
+/** A message sent and not yet answered, or whose sending failed (then shown with a Retry). */
+interface Outgoing {
+  text: string;
+  threadId: number | null;
+}
+
+/**
+ * The assistant (docs/api.md, "Assistant"): threads on the left, latest first; the open thread's messages
+ * oldest first, the assistant's as sanitised Markdown; a composer (Enter sends, Shift+Enter is a new line).
+ * The open thread is in the address (`/assistant?thread=`), so Back and a reload keep it. Without a model
+ * configured on the server the answers come from local rules, and the page says how to configure one.
+ */
+export default function Assistant() {
+  const { search } = useLocation();
+  const threadId = Number(search.get('thread')) || null;
+  const [threads, setThreads] = useState<AssistantThread[] | null>(null);
+  const [messages, setMessages] = useState<AssistantMessage[]>([]);
+  /** The thread `messages` belong to (undefined: none loaded yet); another one is shown dimmed meanwhile. */
+  const [shownFor, setShownFor] = useState<number | null | undefined>(undefined);
+  const [provider, setProvider] = useState<string | null>(null);
+  const [draft, setDraft] = useState('');
+  const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
+  const [sendError, setSendError] = useState<unknown>(null);
+  const [sending, setSending] = useState(false);
+  /** The latest reply, for screen readers (a polite live region). */
+  const [announced, setAnnounced] = useState('');
+  const load = useAction();
+  const act = useAction();
+  const composer = useRef<HTMLTextAreaElement>(null);
+  const end = useRef<HTMLDivElement>(null);
+  const counterId = useId();
+  /** Set by a send; once the composer is enabled again, it gets the focus back. */
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (!sending && refocus.current) {
+      refocus.current = false;
+      composer.current?.focus();
+    }
+  }, [sending]);
+
+  const loadThreads = useCallback(
+    () =>
+      load.run(async () => {
+        setThreads(await get<AssistantThread[]>('/assistant/threads'));
+      }),
+    [load.run],
+  );
+  useEffect(() => void loadThreads(), [loadThreads]);
+
+  // Which provider answers, before the first question: the insights answer names it (cached on the server).
+  useEffect(() => {
+    let live = true;
+    get<Insights>(`/assistant/insights${query({ lang: assistantLang() })}`).then(
+      (i) => {
+        if (live) setProvider((p) => p ?? i.provider);
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  // The open thread's messages; an answer for a thread no longer open is dropped.
+  const opened = useRef(threadId);
+  opened.current = threadId;
+  const loadMessages = useCallback(
+    (id: number | null) =>
+      load.run(async () => {
+        const list = id ? await get<AssistantMessage[]>(`/assistant/threads/${id}/messages`) : [];
+        if (opened.current !== id) return;
+        setMessages(list);
+        setShownFor(id);
+      }),
+    [load.run],
+  );
+  useEffect(() => {
+    setSendError(null);
+    setOutgoing(null);
+    void loadMessages(threadId);
+  }, [threadId, loadMessages]);
+
+  // The newest message (or the pending one) in view.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll whenever what is shown grows
+  useEffect(() => end.current?.scrollIntoView?.({ block: 'end' }), [messages.length, outgoing, sending]);
+
+  const send = async (out: Outgoing) => {
+    setSending(true);
+    setSendError(null);
+    setOutgoing(out);
+    try {
+      const r = await post<AssistantReply>('/assistant/chat', {
+        ...(out.threadId ? { threadId: out.threadId } : {}),
+        message: out.text,
+        lang: assistantLang(),
+      });
+      setProvider(r.provider);
+      const now = new Date().toISOString();
+      // Shown at once; the thread's stored messages replace these when they load.
+      setMessages((prev) => [
+        ...(out.threadId ? prev : []),
+        { id: -2, role: 'user', content: out.text, createdAt: now },
+        { id: -1, role: 'assistant', content: r.reply, createdAt: now },
+      ]);
+      setOutgoing(null);
+      setAnnounced(r.reply);
+      if (r.threadId !== opened.current) {
+        opened.current = r.threadId;
+        setShownFor(r.threadId);
+        navigate(`/assistant${query({ thread: r.threadId })}`);
+      } else void loadMessages(r.threadId);
+      void loadThreads();
+    } catch (err) {
+      setSendError(err);
+    } finally {
+      refocus.current = true;
+      setSending(false);
+    }
+  };
+
+  const submit = () => {
+    const text = draft.trim();
+    if (!text || sending || text.length > MAX_MESSAGE) return;
+    setDraft('');
+    void send({ text, threadId });
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  };
+
+  const newThread = () => {
+    navigate('/assistant');
+    composer.current?.focus();
+  };
+  const remove = (t: AssistantThread) =>
+    act.run(async () => {
+      if (!confirm(`Delete the conversation “${t.title}”?`)) return;
+      await del(`/assistant/threads/${t.id}`);
+      setThreads((prev) => prev?.filter((x) => x.id !== t.id) ?? null);
+      if (t.id === threadId) navigate('/assistant', true);
+    });
+
+  const current = threads?.find((t) => t.id === threadId);
+  const stale = shownFor !== threadId;
+  const remaining = MAX_MESSAGE - draft.length;
+
+  return (
+    <div className="assistant">
+      <aside className="assistant-threads" aria-labelledby="assistant-threads-title">
+        <div className="row">
+          <h2 id="assistant-threads-title" className="grow">
+            Conversations
+          </h2>
+          <button type="button" onClick={newThread}>
+            New thread
+          </button>
+        </div>
+        {threads && threads.length === 0 ? <p className="empty">No conversations yet.</p> : null}
+        <ul aria-label="Conversations">
+          {threads?.map((t) => (
+            <li key={t.id} className={t.id === threadId ? 'thread on' : 'thread'}>
+              <Link
+                to={`/assistant${query({ thread: t.id })}`}
+                aria-current={t.id === threadId ? 'page' : undefined}
+                className="thread-link"
+              >
+                <span className="thread-title">{t.title}</span>
+                <time className="hint" dateTime={t.updatedAt}>
+                  {formatDate(t.updatedAt)}
+                </time>
+              </Link>
+              <button
+                type="button"
+                className="ghost danger"
+                aria-label={`Delete “${t.title}”`}
+                onClick={() => void remove(t)}
+                disabled={act.busy}
+              >
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+        <ErrorText error={act.error} />
+      </aside>
+      <section className="assistant-chat" aria-labelledby="assistant-title">
+        <div className="inbox-head">
+          <h1 id="assistant-title">Assistant</h1>
+          <ProviderLine provider={provider} />
+        </div>
+        <p className="hint">
+          {current ? current.title : 'A new conversation: ask about your channels and sources.'}
+        </p>
+        <ErrorText error={load.error} />
+        <ol
+          className={stale ? 'message-list stale' : 'message-list'}
+          aria-label="Conversation"
+          aria-busy={stale}
+        >
+          {messages.map((m) => (
+            <li key={m.id} className={`bubble ${m.role}`}>
+              <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
+              {m.role === 'assistant' ? (
+                <Markdown source={m.content} />
+              ) : (
+                <p className="message-text">{m.content}</p>
+              )}
+            </li>
+          ))}
+          {outgoing ? (
+            <li className={sendError ? 'bubble user failed' : 'bubble user'}>
+              <span className="sr-only">You:</span>
+              <p className="message-text">{outgoing.text}</p>
+            </li>
+          ) : null}
+        </ol>
+        {!stale && !outgoing && messages.length === 0 ? (
+          <p className="empty">
+            Try “what is down?”, “which channel is noisy?” or “how much quota is left?”.
+          </p>
+        ) : null}
+        {sending ? (
+          <p className="thinking" role="status">
+            Thinking…
+          </p>
+        ) : null}
+        {sendError && outgoing ? (
+          <div className="send-error row wrap">
+            <ErrorText error={sendError} />
+            <button type="button" onClick={() => void send(outgoing)} disabled={sending}>
+              Retry
+            </button>
+          </div>
+        ) : null}
+        <p className="sr-only" aria-live="polite">
+          {announced ? `Assistant replied: ${announced}` : ''}
+        </p>
+        <div ref={end} />
+        <form
+          className="composer"
+          aria-label="Ask the assistant"
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit();
+          }}
+        >
+          <label htmlFor="assistant-message">Message</label>
+          <textarea
+            id="assistant-message"
+            ref={composer}
+            rows={3}
+            value={draft}
+            maxLength={MAX_MESSAGE}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onKeyDown}
+            disabled={sending}
+            aria-describedby={counterId}
+            placeholder="Ask about your channels, sources and quota"
+          />
+          <div className="row">
+            <small id={counterId} className={remaining < 200 ? 'hint counter low' : 'hint counter'}>
+              {draft.length.toLocaleString('en')} / {MAX_MESSAGE.toLocaleString('en')} characters. Enter
+              sends, Shift+Enter starts a new line.
+            </small>
+            <span className="grow" />
+            <button type="submit" className="primary" disabled={sending || !draft.trim()}>
+              {sending ? 'Sending…' : 'Send'}
+            </button>
+          </div>
+        </form>
+      </section>
+    </div>
+  );
+}
+
+/** Who answers: local rules (with how to configure a model) or the configured model's name. */
+function ProviderLine({ provider }: { provider: string | null }) {
+  if (!provider) return null;
+  if (provider === 'local')
+    return (
+      <p className="hint provider">
+        Answers from local rules. For an AI model, set <code>BELFRY_ASSISTANT_URL</code> and{' '}
+        <code>BELFRY_ASSISTANT_MODEL</code> on the server.
+      </p>
+    );
+  return (
+    <p className="hint provider">
+      Model: <strong>{provider}</strong>
+    </p>
+  );
+}
