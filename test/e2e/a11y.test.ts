@@ -109,6 +109,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
         ['/port-scans', 'Port scans'],
         ['/routing', 'Webhook router'],
         ['/inboxes', 'Email inboxes'],
+        ['/chat', 'Assistant'],
         ['/devices', 'Devices'],
         ['/api-tokens', 'API tokens'],
         ['/account', 'Account'],
@@ -139,6 +140,12 @@ describe.skipIf(!hasChromium)('accessibility (axe-core) in Chromium', () => {
           await page.goto(`${t.url}/heartbeats?new=1`);
           await page.getByRole('form', { name: 'New heartbeat' }).waitFor();
           await check('/heartbeats, the new heartbeat form');
+        }
+        if (path === '/chat') {
+          await page.getByLabel('Message', { exact: true }).fill('what is down?');
+          await page.getByLabel('Message', { exact: true }).press('Enter');
+          await page.getByRole('list', { name: 'Conversation' }).getByRole('listitem').nth(1).waitFor();
+          await check('/chat, a conversation');
         }
         if (path === '/devices') {
           await page

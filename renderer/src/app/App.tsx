@@ -49,7 +49,7 @@ const NAV_GROUPS: readonly { label: string; items: readonly { to: string; label:
     items: [
       { to: '/inbox', label: 'Inbox' },
       { to: '/channels', label: 'Channels' },
-      { to: '/assistant', label: 'Assistant' },
+      { to: '/chat', label: 'Assistant' },
     ],
   },
   {
@@ -229,7 +229,7 @@ export function App() {
         </Suspense>
       );
       break;
-    case '/assistant':
+    case '/chat':
       page = (
         <Suspense fallback={<p className="loading">Loading…</p>}>
           <Assistant />

@@ -1,6 +1,6 @@
 import './assistant.css';
 import { type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { del, get, post, query } from '../../api/client';
+import { ApiError, del, get, post, query } from '../../api/client';
 import type { AssistantMessage, AssistantReply, AssistantThread, Insights } from '../../api/types';
 import { Link, navigate, useLocation } from '../../app/router';
 import { Markdown } from '../../components/Markdown';
@@ -19,7 +19,7 @@ interface Outgoing {
 /**
  * The assistant (docs/api.md, "Assistant"): threads on the left, latest first; the open thread's messages
  * oldest first, the assistant's as sanitised Markdown; a composer (Enter sends, Shift+Enter is a new line).
- * The open thread is in the address (`/assistant?thread=`), so Back and a reload keep it. Without a model
+ * The open thread is in the address (`/chat?thread=`; `/assistant` itself is the API's), so Back and a reload keep it. Without a model
  * configured on the server the answers come from local rules, and the page says how to configure one.
  */
 export default function Assistant() {
@@ -31,8 +31,10 @@ export default function Assistant() {
   const [shownFor, setShownFor] = useState<number | null | undefined>(undefined);
   const [provider, setProvider] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
+  /** The question being sent, or one the server did not store (shown as a failed bubble). */
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
-  const [sendError, setSendError] = useState<unknown>(null);
+  /** The last send's error and what Retry sends again. */
+  const [failure, setFailure] = useState<{ error: unknown; retry: Outgoing } | null>(null);
   const [sending, setSending] = useState(false);
   /** The latest reply, for screen readers (a polite live region). */
   const [announced, setAnnounced] = useState('');
@@ -86,20 +88,34 @@ export default function Assistant() {
       }),
     [load.run],
   );
+  /** Set when a send itself opens a thread: its error and Retry stay. */
+  const keepFailure = useRef(false);
   useEffect(() => {
-    setSendError(null);
+    if (!keepFailure.current) setFailure(null);
+    keepFailure.current = false;
     setOutgoing(null);
     void loadMessages(threadId);
   }, [threadId, loadMessages]);
 
+  /** Shows thread `id` after a send: reloads it when open, else opens it (keeping the failure when `keep`). */
+  const show = (id: number, keep: boolean) => {
+    if (id === opened.current) return void loadMessages(id);
+    opened.current = id;
+    keepFailure.current = keep;
+    navigate(`/chat${query({ thread: id })}`);
+  };
+
   // The newest message (or the pending one) in view.
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll whenever what is shown grows
-  useEffect(() => end.current?.scrollIntoView?.({ block: 'end' }), [messages.length, outgoing, sending]);
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.length, outgoing, sending]);
 
   const send = async (out: Outgoing) => {
     setSending(true);
-    setSendError(null);
+    setFailure(null);
     setOutgoing(out);
+    const known = new Set(threads?.map((t) => t.id));
     try {
       const r = await post<AssistantReply>('/assistant/chat', {
         ...(out.threadId ? { threadId: out.threadId } : {}),
@@ -116,14 +132,24 @@ export default function Assistant() {
       ]);
       setOutgoing(null);
       setAnnounced(r.reply);
-      if (r.threadId !== opened.current) {
-        opened.current = r.threadId;
-        setShownFor(r.threadId);
-        navigate(`/assistant${query({ thread: r.threadId })}`);
-      } else void loadMessages(r.threadId);
+      // The shown pair stays until the stored messages load (no flash of an empty thread).
+      setShownFor(r.threadId);
+      show(r.threadId, false);
       void loadThreads();
     } catch (err) {
-      setSendError(err);
+      setFailure({ error: err, retry: out });
+      // A provider failure (502) comes after the question was stored, in a new thread if none was open:
+      // the thread is shown as stored, and Retry asks again there.
+      if (err instanceof ApiError && err.status === 502) {
+        const list = await get<AssistantThread[]>('/assistant/threads').catch(() => null);
+        if (list) setThreads(list);
+        const id = out.threadId ?? list?.find((t) => !known.has(t.id))?.id;
+        if (id) {
+          setOutgoing(null);
+          setFailure({ error: err, retry: { text: out.text, threadId: id } });
+          show(id, true);
+        }
+      }
     } finally {
       refocus.current = true;
       setSending(false);
@@ -144,7 +170,7 @@ export default function Assistant() {
   };
 
   const newThread = () => {
-    navigate('/assistant');
+    navigate('/chat');
     composer.current?.focus();
   };
   const remove = (t: AssistantThread) =>
@@ -152,10 +178,9 @@ export default function Assistant() {
       if (!confirm(`Delete the conversation “${t.title}”?`)) return;
       await del(`/assistant/threads/${t.id}`);
       setThreads((prev) => prev?.filter((x) => x.id !== t.id) ?? null);
-      if (t.id === threadId) navigate('/assistant', true);
+      if (t.id === threadId) navigate('/chat', true);
     });
 
-  const current = threads?.find((t) => t.id === threadId);
   const stale = shownFor !== threadId;
   const remaining = MAX_MESSAGE - draft.length;
 
@@ -164,18 +189,18 @@ export default function Assistant() {
       <aside className="assistant-threads" aria-labelledby="assistant-threads-title">
         <div className="row">
           <h2 id="assistant-threads-title" className="grow">
-            Conversations
+            Threads
           </h2>
           <button type="button" onClick={newThread}>
             New thread
           </button>
         </div>
-        {threads && threads.length === 0 ? <p className="empty">No conversations yet.</p> : null}
-        <ul aria-label="Conversations">
+        {threads && threads.length === 0 ? <p className="empty">No threads yet.</p> : null}
+        <ul aria-label="Threads">
           {threads?.map((t) => (
             <li key={t.id} className={t.id === threadId ? 'thread on' : 'thread'}>
               <Link
-                to={`/assistant${query({ thread: t.id })}`}
+                to={`/chat${query({ thread: t.id })}`}
                 aria-current={t.id === threadId ? 'page' : undefined}
                 className="thread-link"
               >
@@ -199,13 +224,8 @@ export default function Assistant() {
         <ErrorText error={act.error} />
       </aside>
       <section className="assistant-chat" aria-labelledby="assistant-title">
-        <div className="inbox-head">
-          <h1 id="assistant-title">Assistant</h1>
-          <ProviderLine provider={provider} />
-        </div>
-        <p className="hint">
-          {current ? current.title : 'A new conversation: ask about your channels and sources.'}
-        </p>
+        <h1 id="assistant-title">Assistant</h1>
+        <ProviderLine provider={provider} />
         <ErrorText error={load.error} />
         <ol
           className={stale ? 'message-list stale' : 'message-list'}
@@ -223,7 +243,7 @@ export default function Assistant() {
             </li>
           ))}
           {outgoing ? (
-            <li className={sendError ? 'bubble user failed' : 'bubble user'}>
+            <li className={failure ? 'bubble user failed' : 'bubble user'}>
               <span className="sr-only">You:</span>
               <p className="message-text">{outgoing.text}</p>
             </li>
@@ -239,10 +259,10 @@ export default function Assistant() {
             Thinking…
           </p>
         ) : null}
-        {sendError && outgoing ? (
+        {failure ? (
           <div className="send-error row wrap">
-            <ErrorText error={sendError} />
-            <button type="button" onClick={() => void send(outgoing)} disabled={sending}>
+            <ErrorText error={failure.error} />
+            <button type="button" onClick={() => void send(failure.retry)} disabled={sending}>
               Retry
             </button>
           </div>

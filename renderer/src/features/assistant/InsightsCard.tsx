@@ -142,7 +142,7 @@ export function InsightsCard() {
                 Polish with AI
               </button>
             ) : null}
-            <Link to="/assistant">Ask the assistant</Link>
+            <Link to="/chat">Ask the assistant</Link>
             <span className="hint">
               {insights.polished ? `Worded by ${insights.provider}, ` : ''}as of{' '}
               {formatDate(insights.generatedAt)}
