@@ -9,6 +9,7 @@ import {
 } from '../helpers/fake-assistant';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
+  axeFindings,
   type BrowserHandle,
   deviceTokenOf,
   ensureRendererBuilt,
@@ -111,6 +112,8 @@ describe.skipIf(!hasChromium)('the assistant in Chromium', () => {
       await item.waitFor();
       expect(await item.textContent()).toMatch(/Critical|Warning/);
       await screenshot(page, 'assistant-insights');
+      // The card passes axe (the a11y sweep's inbox has no insight to show).
+      expect(await axeFindings(page)).toEqual([]);
       // Without a model there is nothing to polish with.
       expect(await card.getByRole('button', { name: 'Polish with AI' }).count()).toBe(0);
       // Refresh asks the server to compute them again.
@@ -241,6 +244,7 @@ describe.skipIf(!hasChromium)('the assistant in Chromium', () => {
       await alert.waitFor();
       const retry = page.getByRole('button', { name: 'Retry' });
       await retry.waitFor();
+      expect(await axeFindings(page)).toEqual([]);
       fake.answer(answerFor);
       await retry.click();
       await alert.waitFor({ state: 'detached' });

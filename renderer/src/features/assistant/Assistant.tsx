@@ -185,7 +185,7 @@ export default function Assistant() {
   const remaining = MAX_MESSAGE - draft.length;
 
   return (
-    <div className="assistant">
+    <div className="assistant-page">
       <aside className="assistant-threads" aria-labelledby="assistant-threads-title">
         <div className="row">
           <h2 id="assistant-threads-title" className="grow">
@@ -233,7 +233,7 @@ export default function Assistant() {
           aria-busy={stale}
         >
           {messages.map((m) => (
-            <li key={m.id} className={`bubble ${m.role}`}>
+            <li key={m.id} className={`bubble from-${m.role}`}>
               <span className="sr-only">{m.role === 'user' ? 'You:' : 'Assistant:'}</span>
               {m.role === 'assistant' ? (
                 <Markdown source={m.content} />
@@ -243,7 +243,7 @@ export default function Assistant() {
             </li>
           ))}
           {outgoing ? (
-            <li className={failure ? 'bubble user failed' : 'bubble user'}>
+            <li className={failure ? 'bubble from-user failed' : 'bubble from-user'}>
               <span className="sr-only">You:</span>
               <p className="message-text">{outgoing.text}</p>
             </li>
