@@ -17,8 +17,8 @@ export type Topic = 'failing' | 'busy' | 'quota' | 'counts';
  */
 const KEYWORDS: Record<Topic, RegExp> = {
   failing:
-    /\b(down|fail\w*|failing|error\w*|broken|outage\w*|alert\w*|firing|issues?|problem\w*|wrong)\b|упал|лежит|недоступ|ошибк|сбо[йия]|не работа|авари|проблем|отказ|падени|тревог/iu,
-  busy: /\b(busy|busiest|noisy|noise|loud\w*|spam\w*|most active|chatty)\b|шум|занят|активн|больше всего|спам|нагруж/iu,
+    /\b(down|fail\w*|failing|error\w*|broken|outage\w*|alert\w*|firing|issues?|problem\w*|wrong)\b|упал|лежит|недоступ|ошиб|сбо[йияе]|не работа|авари|проблем|отказ|падени|тревог/iu,
+  busy: /\b(busy|busier|busiest|nois\w*|loud\w*|spam\w*|most active|chatty)\b|шум|занят|активн|больше всего|спам|нагруж/iu,
   quota: /\b(quota|limit\w*|usage|events? left|plan)\b|квот|лимит|тариф|осталось событий|расход/iu,
   counts:
     /\b(how many|count\w*|unread|messages?|channels?|total\w*|stat\w*)\b|сколько|непрочит|сообщени|канал|всего|статистик/iu,
