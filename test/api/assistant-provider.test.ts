@@ -3,12 +3,12 @@ import { setProviderTimeout } from '../../server/features/assistant/provider';
 import { apiToken, deviceToken, makeChannel, makeUser, sendMessage } from '../helpers/factories';
 import { type FakeAssistant, startFakeAssistant } from '../helpers/fake-assistant';
 import { startTestServer, type TestServer } from '../helpers/test-server';
+import { downHeartbeat, HOUR } from './assistant-helpers';
 
 /** The assistant with an OpenAI-compatible provider: a loopback fake that checks what a real one would. */
 let t: TestServer;
 let fake: FakeAssistant;
 const KEY = 'sk-fake-provider-key';
-const HOUR = 3_600_000;
 
 beforeAll(async () => {
   fake = await startFakeAssistant({ model: 'llama-test', key: KEY });
@@ -78,10 +78,7 @@ describe('chat through the provider', () => {
       deliveryConfig: { webhook: { url: 'https://hooks.example/zz-hook-secret-path', delaySec: 86_400 } },
     });
     await sendMessage(t, ch.token, { title: 'TITLE-SECRET-4411', message: 'BODY-SECRET-9876 card 4242' });
-    const hb = await t.request('POST', '/heartbeat', {
-      token: u.device,
-      json: { appid: ch.id, name: 'ledger backup', intervalSec: 3600 },
-    });
+    const hb = await downHeartbeat(t, u.device, ch.id, 'ledger backup', 2 * HOUR);
     const monitor = await t.request('POST', '/http-monitor', {
       token: u.device,
       json: {
@@ -98,13 +95,6 @@ describe('chat through the provider', () => {
       json: { email: 'friend.leak@example.org', permission: 'view' },
     });
     const api = await apiToken(t, { token: u.device });
-    const db = t.server.ctx.db;
-    db.transaction(() =>
-      db.run("UPDATE heartbeats SET status = 'down', status_since = ? WHERE id = ?", [
-        t.clock.now() - 2 * HOUR,
-        hb.body.id,
-      ]),
-    );
     fake.answer({ content: 'ledger backup is down.' });
     const before = fake.requests.length;
     const res = await t.request('POST', '/assistant/chat', {
@@ -126,7 +116,7 @@ describe('chat through the provider', () => {
     // What it must never see.
     const secrets = [
       ch.token,
-      hb.body.token,
+      hb.token,
       u.device,
       api.token,
       u.email,
@@ -186,17 +176,7 @@ describe('insights polish', () => {
   async function downUser() {
     const u = await user();
     const ch = await makeChannel(t, u.device, { name: 'infra' });
-    const hb = await t.request('POST', '/heartbeat', {
-      token: u.device,
-      json: { appid: ch.id, name: 'db backup', intervalSec: 3600 },
-    });
-    const db = t.server.ctx.db;
-    db.transaction(() =>
-      db.run("UPDATE heartbeats SET status = 'down', status_since = ? WHERE id = ?", [
-        t.clock.now() - 3 * HOUR,
-        hb.body.id,
-      ]),
-    );
+    await downHeartbeat(t, u.device, ch.id, 'db backup', 3 * HOUR);
     return u;
   }
 

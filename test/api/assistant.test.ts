@@ -8,12 +8,12 @@ import {
   sendMessage,
 } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
+import { downHeartbeat, HOUR } from './assistant-helpers';
 
 /** The assistant without a provider (docs/assistant.md): threads, local answers, insights, access. */
 let t: TestServer;
 const EN = 'No AI model is configured, so this answer comes from local rules.';
 const RU = 'Модель ИИ не настроена, поэтому ответ составлен по локальным правилам.';
-const HOUR = 3_600_000;
 
 async function user() {
   const u = makeUser(t);
@@ -195,17 +195,7 @@ describe('local answers', () => {
     const calm = await makeChannel(t, u.device, { name: 'calm news' });
     for (let i = 0; i < 5; i++) await sendMessage(t, loud.token, { message: `m${i}` });
     await sendMessage(t, calm.token, { message: 'one' });
-    const hb = await t.request('POST', '/heartbeat', {
-      token: u.device,
-      json: { appid: loud.id, name: 'nightly backup', intervalSec: 3600 },
-    });
-    const db = t.server.ctx.db;
-    db.transaction(() =>
-      db.run("UPDATE heartbeats SET status = 'down', status_since = ? WHERE id = ?", [
-        t.clock.now() - 2 * HOUR,
-        hb.body.id,
-      ]),
-    );
+    await downHeartbeat(t, u.device, loud.id, 'nightly backup', 2 * HOUR);
     // Someone else's busy channel is not counted.
     const stranger = await user();
     const theirs = await makeChannel(t, stranger.device, { name: 'stranger channel' });
