@@ -1,11 +1,12 @@
 import './assistant.css';
 import { type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, del, get, post, query } from '../../api/client';
-import type { AssistantMessage, AssistantReply, AssistantThread, Insights } from '../../api/types';
+import type { AssistantMessage, AssistantReply, AssistantThread } from '../../api/types';
 import { Link, navigate, useLocation } from '../../app/router';
 import { Markdown } from '../../components/Markdown';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
 import { assistantLang } from './links';
+import { rememberProvider, useAssistantProvider } from './provider';
 
 /** The server's limit on one message (docs/api.md, "Assistant"). */
 export const MAX_MESSAGE = 4000;
@@ -29,7 +30,7 @@ export default function Assistant() {
   const [messages, setMessages] = useState<AssistantMessage[]>([]);
   /** The thread `messages` belong to (undefined: none loaded yet); another one is shown dimmed meanwhile. */
   const [shownFor, setShownFor] = useState<number | null | undefined>(undefined);
-  const [provider, setProvider] = useState<string | null>(null);
+  const provider = useAssistantProvider();
   const [draft, setDraft] = useState('');
   /** The question being sent, or one the server did not store (shown as a failed bubble). */
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
@@ -60,20 +61,6 @@ export default function Assistant() {
     [load.run],
   );
   useEffect(() => void loadThreads(), [loadThreads]);
-
-  // Which provider answers, before the first question: the insights answer names it (cached on the server).
-  useEffect(() => {
-    let live = true;
-    get<Insights>(`/assistant/insights${query({ lang: assistantLang() })}`).then(
-      (i) => {
-        if (live) setProvider((p) => p ?? i.provider);
-      },
-      () => {},
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
 
   // The open thread's messages; an answer for a thread no longer open is dropped.
   const opened = useRef(threadId);
@@ -122,7 +109,7 @@ export default function Assistant() {
         message: out.text,
         lang: assistantLang(),
       });
-      setProvider(r.provider);
+      rememberProvider(r.provider);
       const now = new Date().toISOString();
       // Shown at once; the thread's stored messages replace these when they load.
       setMessages((prev) => [

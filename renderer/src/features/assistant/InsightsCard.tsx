@@ -5,6 +5,7 @@ import type { Insight, Insights } from '../../api/types';
 import { Link } from '../../app/router';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
 import { assistantLang, insightHref } from './links';
+import { rememberProvider, useAssistantProvider } from './provider';
 
 /** How many insights the card lists; the rest are counted. */
 export const SHOWN = 5;
@@ -53,6 +54,9 @@ export function InsightsCard() {
   const [collapsed, setCollapsed] = useState(() => stored(COLLAPSED) === '1');
   const [dismissed, setDismissed] = useState(() => stored(DISMISSED));
   const act = useAction();
+  const provider = useAssistantProvider();
+  /** A polish that came back in the rules' words (the model failed, or is no longer configured). */
+  const [unpolished, setUnpolished] = useState(false);
 
   const fetchInsights = useCallback(
     (opts: { refresh?: boolean; polish?: boolean } = {}) =>
@@ -61,6 +65,8 @@ export function InsightsCard() {
           `/assistant/insights${query({ refresh: opts.refresh ? 1 : undefined, polish: opts.polish ? 1 : undefined, lang: assistantLang() })}`,
         );
         setInsights(i);
+        if (i.polished) rememberProvider(i.provider);
+        setUnpolished(!!opts.polish && !i.polished);
         try {
           sessionStorage.setItem(CACHE, JSON.stringify(i));
         } catch {
@@ -133,11 +139,16 @@ export function InsightsCard() {
           </ul>
           {items.length > SHOWN ? <p className="hint">{items.length - SHOWN} more not shown.</p> : null}
           <ErrorText error={act.error} />
+          {unpolished ? (
+            <p className="hint" role="status">
+              The model did not reword them this time; these are the rules’ words.
+            </p>
+          ) : null}
           <div className="actions">
             <button type="button" onClick={() => void fetchInsights({ refresh: true })} disabled={act.busy}>
               {act.busy ? 'Refreshing…' : 'Refresh'}
             </button>
-            {insights.provider !== 'local' ? (
+            {provider && provider !== 'local' ? (
               <button type="button" onClick={() => void fetchInsights({ polish: true })} disabled={act.busy}>
                 Polish with AI
               </button>
