@@ -121,6 +121,24 @@ describe.skipIf(!hasChromium)('the assistant in Chromium', () => {
       await card.getByRole('button', { name: 'Refresh' }).click();
       expect((await refreshed).status()).toBe(200);
       await item.waitFor();
+      // Back on the inbox the card is there at once, from the session's copy, while the server's answer is
+      // still on its way (held here until the card has been seen).
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      await page.route(/\/assistant\/insights/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.getByRole('link', { name: 'Channels', exact: true }).click();
+      await page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'Inbox', exact: true }).click();
+      await item.waitFor();
+      const answered = page.waitForResponse(/\/assistant\/insights/);
+      release();
+      expect((await answered).status()).toBe(200);
+      await page.unroute(/\/assistant\/insights/);
       // Hide collapses the card (remembered), Show opens it again.
       await card.getByRole('button', { name: 'Hide' }).click();
       await item.waitFor({ state: 'detached' });

@@ -1,6 +1,6 @@
 import './assistant.css';
 import { useCallback, useEffect, useState } from 'react';
-import { get, query } from '../../api/client';
+import { get, query, session } from '../../api/client';
 import type { Insight, Insights } from '../../api/types';
 import { Link } from '../../app/router';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
@@ -18,6 +18,9 @@ const SEVERITY_LABEL = { critical: 'Critical', warning: 'Warning', info: 'Info' 
 /** What an insight is about (kind and links, not the wording, which polishing changes). */
 const about = (i: Insight) => `${i.kind}:${i.links.map((l) => `${l.kind}${l.id}`).join(',')}`;
 const signature = (items: readonly Insight[]) => items.map(about).join('|');
+
+/** Whose insights the session cache holds: the end of the device token (the whole one is in localStorage). */
+const owner = () => session.token?.slice(-8) ?? '';
 
 function stored(key: string): string | null {
   try {
@@ -46,7 +49,12 @@ function store(key: string, value: string | null): void {
 export function InsightsCard() {
   const [insights, setInsights] = useState<Insights | null>(() => {
     try {
-      return JSON.parse(sessionStorage.getItem(CACHE) ?? 'null') as Insights | null;
+      const kept = JSON.parse(sessionStorage.getItem(CACHE) ?? 'null') as {
+        owner: string;
+        insights: Insights;
+      } | null;
+      // Only this sign-in's: another account signed in in this tab must not see them, even for a moment.
+      return kept && kept.owner === owner() ? kept.insights : null;
     } catch {
       return null;
     }
@@ -68,7 +76,7 @@ export function InsightsCard() {
         if (i.polished) rememberProvider(i.provider);
         setUnpolished(!!opts.polish && !i.polished);
         try {
-          sessionStorage.setItem(CACHE, JSON.stringify(i));
+          sessionStorage.setItem(CACHE, JSON.stringify({ owner: owner(), insights: i }));
         } catch {
           // As above: no session cache, the card still works.
         }
