@@ -18,10 +18,11 @@ interface Outgoing {
 }
 
 /**
- * The assistant (docs/api.md, "Assistant"): threads on the left, latest first; the open thread's messages
- * oldest first, the assistant's as sanitised Markdown; a composer (Enter sends, Shift+Enter is a new line).
- * The open thread is in the address (`/chat?thread=`; `/assistant` itself is the API's), so Back and a reload keep it. Without a model
- * configured on the server the answers come from local rules, and the page says how to configure one.
+ * The assistant (docs/assistant.md): threads on the left, latest first; the open thread's messages oldest
+ * first, the assistant's as sanitised Markdown; a composer (Enter sends, Shift+Enter is a new line). The
+ * open thread is in the address (`/chat?thread=`; `/assistant` itself belongs to the API), so Back and a
+ * reload keep it. Without a model configured on the server the answers come from local rules, and the
+ * page says how to configure one.
  */
 export default function Assistant() {
   const { search } = useLocation();
