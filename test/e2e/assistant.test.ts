@@ -159,7 +159,10 @@ describe.skipIf(!hasChromium)('the assistant in Chromium', () => {
       expect(await composer(page).inputValue()).toBe('what is\ndown?');
       await page.getByText('13 / 4,000 characters').waitFor();
       await composer(page).fill('what is down?');
+      const asked = page.waitForRequest((r) => r.url().endsWith('/assistant/chat'));
       await composer(page).press('Enter');
+      // A new thread (no threadId), in the browser's language (Chromium here speaks en-US).
+      expect((await asked).postDataJSON()).toEqual({ message: 'what is down?', lang: 'en' });
       const reply = bubbles(page).filter({ hasText: LOCAL_LINE });
       await reply.waitFor();
       expect(await reply.textContent()).toContain('Nightly backup');
