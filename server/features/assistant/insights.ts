@@ -52,9 +52,11 @@ function changesPerSource(ctx: AppContext, sources: SourceSummary[], since: numb
   const out = new Map<string, number>();
   if (sources.length === 0) return out;
   const wanted = new Set(sources.map((s) => `${s.kind}:${s.id}`));
+  const ids = [...new Set(sources.map((s) => s.id))];
   for (const r of ctx.db.all<{ kind: string; source_id: number; n: number }>(
-    'SELECT kind, source_id, COUNT(*) AS n FROM history_intervals WHERE start_at >= ? GROUP BY kind, source_id',
-    [since],
+    `SELECT kind, source_id, COUNT(*) AS n FROM history_intervals
+      WHERE source_id IN (${ids.map(() => '?').join(',')}) AND start_at >= ? GROUP BY kind, source_id`,
+    [...ids, since],
   ))
     if (wanted.has(`${r.kind}:${r.source_id}`)) out.set(`${r.kind}:${r.source_id}`, r.n);
   return out;

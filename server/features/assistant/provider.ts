@@ -50,9 +50,7 @@ export async function complete(ctx: AppContext, messages: ChatMessage[]): Promis
   } catch (err) {
     const name = (err as { name?: string }).name;
     throw new ProviderFailure(
-      name === 'TimeoutError' || name === 'AbortError'
-        ? `no answer within ${Math.round(ms / 1000)} s`
-        : causeOf(err),
+      name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${within(ms)}` : causeOf(err),
     );
   }
   const text = await res.text().catch(() => '');
@@ -68,6 +66,10 @@ export async function complete(ctx: AppContext, messages: ChatMessage[]): Promis
   if (typeof content !== 'string' || content.trim() === '')
     throw new ProviderFailure('the answer has no choices[0].message.content');
   return content.trim();
+}
+
+function within(ms: number): string {
+  return ms >= 1_000 ? `${Math.round(ms / 1_000)} s` : `${ms} ms`;
 }
 
 function errorMessage(err: unknown): string {
