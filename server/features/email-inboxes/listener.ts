@@ -26,6 +26,18 @@ export function localPartOf(address: string, domain: string): string | undefined
   return address.slice(0, at).toLowerCase();
 }
 
+/** `host:port` of the running listener of each server (a test process runs several). */
+const bound = new WeakMap<AppContext, string>();
+
+/**
+ * `GET /email-inbox/listener` (an extension, docs/api.md): whether this server takes mail now, where, and
+ * the domain of its inbox addresses; the UI says how to turn the listener on when it is off.
+ */
+export function listenerState(ctx: AppContext) {
+  const address = bound.get(ctx) ?? null;
+  return { enabled: address !== null, address, domain: mailDomain(ctx) };
+}
+
 /**
  * The inbound SMTP listener of email inboxes (`BELFRY_SMTP_LISTEN`, §10), built on smtp-server: the
  * protocol state machine, SIZE, dot-stuffing and line limits are the library's. No AUTH, no STARTTLS;
@@ -105,6 +117,8 @@ export class InboundSmtp {
         this.server.server.off('error', reject);
         const addr = this.server.server.address() as AddressInfo;
         this.port = addr.port;
+        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        bound.set(this.ctx, `${host}:${addr.port}`);
         this.ctx.log.info('smtp listener started', { host: addr.address, port: addr.port });
         resolve({ host: addr.address, port: addr.port });
       });
@@ -117,6 +131,7 @@ export class InboundSmtp {
   }
 
   close(): Promise<void> {
+    bound.delete(this.ctx);
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
