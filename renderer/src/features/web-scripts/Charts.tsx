@@ -28,6 +28,42 @@ export function Sparkline({ values, label }: { values: number[]; label: string }
   );
 }
 
+/**
+ * Counts per bucket as small bars, one a bucket (an empty bucket a thin baseline, so the bars can be
+ * counted and the gaps seen); its accessible name says what it shows.
+ */
+export function SparkBars({ values, label }: { values: number[]; label: string }) {
+  const w = 96;
+  const h = 24;
+  const max = Math.max(1, ...values);
+  const bw = values.length ? w / values.length : 0;
+  return (
+    <svg
+      className="ws-spark ws-bars"
+      viewBox={`0 0 ${w} ${h}`}
+      role="img"
+      aria-label={label}
+      preserveAspectRatio="none"
+    >
+      <title>{label}</title>
+      {values.map((v, i) => {
+        const bh = v > 0 ? Math.max(2, (v / max) * (h - 2)) : 1;
+        return (
+          <rect
+            // biome-ignore lint/suspicious/noArrayIndexKey: one bar a bucket, in bucket order
+            key={i}
+            className={v > 0 ? 'on' : 'zero'}
+            x={(i * bw + 0.5).toFixed(2)}
+            y={(h - bh).toFixed(2)}
+            width={Math.max(0.5, bw - 1).toFixed(2)}
+            height={bh.toFixed(2)}
+          />
+        );
+      })}
+    </svg>
+  );
+}
+
 /** Errors and rejections of a script over the last 24 hours, by hour (for a list row or the issues). */
 export function useErrorSeries(scriptId: number, version: unknown) {
   const [points, setPoints] = useState<ErrorPoint[] | null>(null);
