@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { get, query } from '../../api/client';
 import { ErrorText, useAction } from '../../components/ui';
@@ -15,15 +15,36 @@ export function Sparkline({ values, label }: { values: number[]; label: string }
     .map((v, i) => `${i ? 'L' : 'M'}${(i * step).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`)
     .join(' ');
   return (
+    <SparkSvg className="ws-spark" w={w} h={h} label={label}>
+      {values.length ? <path d={d} fill="none" stroke="var(--danger)" strokeWidth={1.5} /> : null}
+    </SparkSvg>
+  );
+}
+
+/** The frame of a small chart: a w×h SVG that stretches to its box, named for screen readers. */
+function SparkSvg({
+  className,
+  w,
+  h,
+  label,
+  children,
+}: {
+  className: string;
+  w: number;
+  h: number;
+  label: string;
+  children: ReactNode;
+}) {
+  return (
     <svg
-      className="ws-spark"
+      className={className}
       viewBox={`0 0 ${w} ${h}`}
       role="img"
       aria-label={label}
       preserveAspectRatio="none"
     >
       <title>{label}</title>
-      {values.length ? <path d={d} fill="none" stroke="var(--danger)" strokeWidth={1.5} /> : null}
+      {children}
     </svg>
   );
 }
@@ -38,14 +59,7 @@ export function SparkBars({ values, label }: { values: number[]; label: string }
   const max = Math.max(1, ...values);
   const bw = values.length ? w / values.length : 0;
   return (
-    <svg
-      className="ws-spark ws-bars"
-      viewBox={`0 0 ${w} ${h}`}
-      role="img"
-      aria-label={label}
-      preserveAspectRatio="none"
-    >
-      <title>{label}</title>
+    <SparkSvg className="ws-spark ws-bars" w={w} h={h} label={label}>
       {values.map((v, i) => {
         const bh = v > 0 ? Math.max(2, (v / max) * (h - 2)) : 1;
         return (
@@ -60,7 +74,7 @@ export function SparkBars({ values, label }: { values: number[]; label: string }
           />
         );
       })}
-    </svg>
+    </SparkSvg>
   );
 }
 
