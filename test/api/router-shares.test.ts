@@ -1,13 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel, makeUser } from '../helpers/factories';
-import { startTestServer, type TestServer } from '../helpers/test-server';
+import { request, startTestServer, type TestServer } from '../helpers/test-server';
 import { addRule, deliver, fixture, ok, routerUser } from './router-helpers';
 
 /**
  * A router rule (or the default channel) on a channel shared with the router's owner, when the owner
  * loses `send` there (§0.3: revoke, leave, downgrade): the rule is paused (disabled), the default channel
  * is cleared, and routed events no longer post into the channel: they fall through to the next rule, the
- * default channel, or stay unmatched (event only).
+ * default channel, or stay unmatched (event only). Also: how an event's text survives storage and replay.
  */
 let t: TestServer;
 beforeAll(async () => {
@@ -140,5 +143,49 @@ describe('router rules on a shared channel that the owner loses', () => {
     );
     expect(after).toMatchObject({ matchedRuleId: null, messageId: null });
     expect(countIn(shared.id)).toBe(1);
+  });
+});
+
+describe('event storage', () => {
+  it('non-ASCII bodies and headers are stored as text and come back the same after a restart (journal replay)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'belfry-router-'));
+    const own = await startTestServer({ dataDir });
+    try {
+      const u = await routerUser(own);
+      const body = { title: 'Zürich 東京 🚀', lone: 'a\ud800b' };
+      const res = await own.request('POST', `/router/${u.token}/intl?q=${encodeURIComponent('ä')}`, {
+        headers: { 'content-type': 'application/json', 'x-note': 'caf\u00e9' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      const id = (res.body as { id: number }).id;
+      const row = () =>
+        own.server.ctx.db.first<{ h: string; b: string; tb: string }>(
+          'SELECT typeof(headers) AS h, typeof(body) AS b, body AS tb FROM router_events WHERE id = ?',
+          [id],
+        );
+      expect(row()).toMatchObject({ h: 'text', b: 'text' });
+      const before = ok<{ body: unknown; headers: Record<string, string>; query: unknown }>(
+        await own.request('GET', `/webhook-router/event/${id}`, { token: u.device.token }),
+        'event',
+      );
+      // JSON.stringify escapes a lone surrogate (\ud800), so the stored text is well-formed and equal.
+      expect(before.body).toEqual(body);
+      expect(before.headers['x-note']).toBe('café');
+      expect(before.query).toEqual({ q: 'ä' });
+      await own.close();
+      const again = await startTestServer({ dataDir, clock: own.clock });
+      try {
+        const after = await request(again.url, 'GET', `/webhook-router/event/${id}`, {
+          token: u.device.token,
+        });
+        expect(after.body).toEqual(before);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await own.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -433,6 +433,11 @@ export interface IngestInput {
   size: number;
 }
 
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 export interface IngestAnswer {
   id: number;
   matchedRuleId: number | null;
@@ -504,7 +509,7 @@ export function ingest(ctx: AppContext, token: string, input: IngestInput): Inge
       userId: router.user_id,
       path: input.path,
       method: input.method,
-      query: JSON.stringify(input.query),
+      query: isEmpty(input.query) ? '{}' : JSON.stringify(input.query),
       headers: JSON.stringify(headers),
       bodyKind: input.bodyKind,
       body: input.bodyText,
