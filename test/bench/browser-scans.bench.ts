@@ -23,11 +23,27 @@ import { createInterface } from 'node:readline';
 import { loadConfig } from '../../server/config';
 import { createServer } from '../../server/index';
 import { chromiumExecutable, chromiumStats } from '../../server/lib/chromium';
-import { BENCH_DIR, httpCall, percentile, quietLog, type Result, round, sleep } from './lib';
+import { createLogger } from '../../server/lib/log';
+import { BENCH_DIR, httpCall, median, percentile, type Result, round, sleep } from './lib';
 
 const CHECKS = Number(process.env.BENCH_BROWSER_CHECKS ?? 20);
 const WARMUP = 3;
-const IDLE_WAIT_MS = 150_000;
+/** `BENCH_BROWSER_IDLE=skip` leaves out the idle-close wait (while iterating on the check time). */
+const IDLE_WAIT_MS = process.env.BENCH_BROWSER_IDLE === 'skip' ? 0 : 150_000;
+
+/**
+ * The server's log: errors to stderr, and the engine's debug line `browser check phases` (ms per phase
+ * of one check: context, guard, page, step1…, close) kept for the breakdown.
+ */
+function phaseLog() {
+  const phases: Record<string, number>[] = [];
+  const log = createLogger('debug', (line) => {
+    const at = line.indexOf(' DEBUG browser check phases ');
+    if (at >= 0) phases.push(JSON.parse(line.slice(line.indexOf('{', at))) as Record<string, number>);
+    else if (/^\S+ ERROR /.test(line)) process.stderr.write(`${line}\n`);
+  });
+  return { log, phases };
+}
 
 /** Every descendant of `root` (children, grandchildren, …), from /proc/{pid}/stat's ppid field. */
 function descendants(root: number): number[] {
@@ -128,7 +144,8 @@ export async function run(): Promise<Result> {
       bcryptRounds: 4,
     },
   });
-  const server = await createServer(config, { log: quietLog });
+  const { log, phases } = phaseLog();
+  const server = await createServer(config, { log });
   if (!chromiumExecutable(server.ctx)) {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -208,6 +225,7 @@ export async function run(): Promise<Result> {
     const wall: number[] = [];
     const engine: number[] = [];
     const bare: number[] = [];
+    phases.length = 0;
     // Alternating, so Belfry and the reference see the same background load.
     for (let i = 0; i < CHECKS; i++) {
       const r = await check();
@@ -225,6 +243,8 @@ export async function run(): Promise<Result> {
     await sleep(500); // the process tree exits after the close
     const closedAfter = (performance.now() - idleStart) / 1000;
     const after = browserTreeMemory();
+    const names = [...new Set(phases.flatMap((p) => Object.keys(p)))];
+    const breakdown = names.map((n) => `${n} ${round(median(phases.map((p) => p[n] ?? 0)), 0)}`).join(', ');
     return {
       [`check-now, 3 steps, warm browser: p50 over ${CHECKS} checks (ms)`]: round(percentile(wall, 50)),
       [`check-now, 3 steps, warm browser: p95 over ${CHECKS} checks (ms, target ≤ 1500)`]: round(
@@ -232,6 +252,11 @@ export async function run(): Promise<Result> {
       ),
       'check-now, 3 steps, warm browser: max (ms)': round(Math.max(...wall)),
       'the check itself (responseTimeMs) p50 (ms)': round(percentile(engine, 50)),
+      'phases of the check, median (ms)': breakdown,
+      'outside the check (HTTP, engine, store) p50 (ms)': round(
+        median(wall.map((w, i) => w - engine[i]!)),
+        0,
+      ),
       'reference: bare playwright, same 3 steps, fresh context, same Chromium: p50 / p95 (ms)': `${round(
         percentile(bare, 50),
       )} / ${round(percentile(bare, 95))}`,
