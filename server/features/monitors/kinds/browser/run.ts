@@ -82,25 +82,26 @@ const TEXT_CALLS_MAX = 8;
  * A few matches are read one by one (count, then textContent of each): those calls run in playwright's
  * utility world, whose injected script the earlier steps (fill, click, waitFor) already set up, while
  * `allTextContents` sets up a second one in the page's main world (~150-200 ms on a loaded machine, the
- * bench's step breakdown). A match that went away between the calls reads as no match (the probe retries).
+ * bench's step breakdown). When a read fails (the page changed between the calls) one main-world read decides.
  */
 async function textOf(page: Page, selector: string, waitMs: number): Promise<string | null> {
   const matches = page.locator(selector);
   const n = await matches.count();
   if (n === 0) return null;
-  let texts: string[];
-  if (n > TEXT_CALLS_MAX) texts = await matches.allTextContents();
-  else {
+  let texts: string[] | null = null;
+  if (n <= TEXT_CALLS_MAX) {
     texts = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n && texts; i++) {
       const text = await matches
         .nth(i)
         .textContent({ timeout: Math.max(1, Math.round(waitMs)) })
         .catch(() => null);
-      if (text === null) return null;
-      texts.push(text);
+      if (text === null) texts = null;
+      else texts.push(text);
     }
   }
+  // many matches, or a read failed (the page changed between the calls, time ran short): one read of all
+  texts ??= await matches.allTextContents();
   if (texts.length === 0) return null;
   return texts.map((t) => t.replace(/\s+/g, ' ').trim()).join('\n');
 }
