@@ -3,9 +3,14 @@
  * - check time: a three-step workflow (goto a loopback page, fill an input, expectText) checked through
  *   `POST /browser-workflow/{id}/check-now` of a Belfry running in this process (real clock, the real
  *   Chromium), with a warm browser (3 checks first). Target: ≤ 1.5 s per check (p95 of 20 checks).
- * - reference: the same three steps by bare playwright-core on the same Chromium (servers/browser-reference.ts,
- *   a child process with its own browser, a fresh context per check), alternating check by check with
- *   Belfry's, so the ratio holds on a loaded machine where the absolute times do not.
+ * - reference: the same three steps on the same page by bare playwright-core on the same Chromium with the
+ *   same launch arguments and viewport (servers/browser-reference.ts, a child process with its own browser,
+ *   a fresh context and page made per check, no request guard), alternating check by check with Belfry's,
+ *   so the ratio holds on a loaded machine where the absolute times do not. Belfry also uses a fresh
+ *   context per check, but makes it (and its blank page) ahead, after the previous check; the memory
+ *   sampler below runs in this process, Belfry's, not in the reference's (it counts against Belfry).
+ * - phases: the engine's debug line `browser check phases` (contextAndPage: waiting for a slot and the
+ *   context; step1…; final; close), medians over the timed checks, and what lies outside the check.
  * - memory: the resident memory of the browser's process tree (the Chromium descendants of this process,
  *   VmRSS summed from /proc/{pid}/status, and PSS from smaps_rollup, which splits shared pages) before the first check, at its peak during the checks (sampled every
  *   50 ms), right after them (warm, idle), and after the one-minute idle close (real time: up to 150 s).
