@@ -7,6 +7,7 @@ import type { Job } from '../jobs/scheduler';
 import { chromiumFeature } from '../lib/chromium';
 import { realtimeFeature } from '../realtime/index';
 import { apiTokenResolver } from './api-tokens/auth';
+import { assistantFeature } from './assistant/feature';
 import { accountsFeature } from './auth/feature';
 import { channelKeyResolver } from './channel-keys/auth';
 import { channelFeatures } from './channels/feature';
@@ -73,6 +74,7 @@ export const FEATURES: readonly Feature[] = [
   routerFeature,
   webScriptsFeature,
   emailInboxesFeature,
+  assistantFeature,
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,

@@ -48,6 +48,8 @@ export async function startTestServer(
     clock?: ManualClock;
     dataDir?: string;
     extraFeatures?: Feature[];
+    /** Features left out by name (the 501 of a spec route no family mounts). */
+    withoutFeatures?: string[];
     storeIo?: StoreIo;
   } = {},
 ): Promise<TestServer> {
@@ -67,7 +69,10 @@ export async function startTestServer(
     },
   });
   const log = memoryLogger();
-  const features = opts.extraFeatures ? [...FEATURES, ...opts.extraFeatures] : undefined;
+  const features =
+    opts.extraFeatures || opts.withoutFeatures
+      ? [...FEATURES, ...(opts.extraFeatures ?? [])].filter((f) => !opts.withoutFeatures?.includes(f.name))
+      : undefined;
   const server = await createServer(config, {
     clock,
     log,

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { errors } from '../../http/errors';
 import type { Paging } from '../../http/paging';
+import { askJson } from '../assistant/provider';
 import { channelInScope, isRestricted, receivedChannel } from '../channels/access';
 import { findChannel } from '../channels/store';
 import { compilePattern } from '../monitors/kinds/assertions';
@@ -345,21 +346,74 @@ export function subjectPattern(subject: string): string {
   return `/^${parts.join('\\d+')}$/i`;
 }
 
-export function ruleFromEvent(ctx: AppContext, p: Principal, eventId: number, save: boolean) {
+/** A pattern of the provider's, when it compiles and matches this mail's field. */
+function heldPattern(pattern: unknown, text: string): string | undefined {
+  if (typeof pattern !== 'string' || pattern.trim() === '' || pattern.length > 1_000) return undefined;
+  const res = compilePattern(pattern)?.(text);
+  return res?.ok && res.match ? pattern : undefined;
+}
+
+/**
+ * The assistant's provider, when set, refines the local draft (name, title, from and subject patterns),
+ * each checked: a pattern must compile and match this mail. No provider, a failure or an unusable answer:
+ * the local draft. Only the sender and the subject are sent, never the body.
+ */
+async function refineDraft(
+  ctx: AppContext,
+  ev: { mail_from: string; subject: string },
+  draft: { name: string; match: RuleMatch; title: string },
+): Promise<{ name: string; match: RuleMatch; title: string }> {
+  const refined = await askJson(
+    ctx,
+    'You write a rule of an email inbox that turns mails like this one into notifications. Given the sender, the subject and a draft rule, answer {"name", "match": {"from"?, "subject"?}, "title"}: patterns are a case-insensitive substring or /regex/flags that must match this mail; the title template may use {{subject}}, {{from}} and {{to}}; name at most 200 characters.',
+    JSON.stringify({ from: ev.mail_from, subject: ev.subject, draft }),
+    (v) => {
+      const o = v as { name?: unknown; match?: { from?: unknown; subject?: unknown }; title?: unknown };
+      if (!o || typeof o !== 'object') return undefined;
+      const out: Partial<typeof draft> = {};
+      if (typeof o.name === 'string' && o.name.trim() !== '') out.name = o.name.trim().slice(0, 200);
+      if (typeof o.title === 'string' && o.title.trim() !== '' && o.title.length <= 1_000)
+        out.title = o.title;
+      if (o.match && typeof o.match === 'object') {
+        const match: RuleMatch = {};
+        const from = heldPattern(o.match.from, ev.mail_from);
+        const subject = heldPattern(o.match.subject, ev.subject);
+        if (from !== undefined) match.from = from;
+        if (subject !== undefined) match.subject = subject;
+        if (
+          (o.match.from === undefined || from) &&
+          (o.match.subject === undefined || subject) &&
+          Object.keys(match).length > 0
+        )
+          out.match = match;
+      }
+      return Object.keys(out).length > 0 ? out : undefined;
+    },
+  );
+  return refined ? { ...draft, ...refined } : draft;
+}
+
+export async function ruleFromEvent(ctx: AppContext, p: Principal, eventId: number, save: boolean) {
   const ev = ownEvent(ctx, p, eventId);
   const match: RuleMatch = {};
   if (ev.mail_from !== '') match.from = ev.mail_from;
   if (ev.subject !== '') match.subject = subjectPattern(ev.subject);
   const nameSource = ev.subject === '' ? `Mail from ${ev.mail_from || 'anyone'}` : ev.subject;
-  const draft = {
-    inboxId: ev.inbox_id,
+  const local = {
     name: nameSource.length > 200 ? nameSource.slice(0, 200) : nameSource,
     match,
-    action: 'message' as const,
     title: DEFAULT_RULE_TITLE,
+  };
+  const better = await refineDraft(ctx, ev, local);
+  const draft = {
+    inboxId: ev.inbox_id,
+    name: better.name,
+    match: better.match,
+    action: 'message' as const,
+    title: better.title,
     priority: null,
   };
   if (!save) return { rule: { id: null, ...draft, position: null, createdAt: null } };
-  const row = createRule(ctx, p, ev.inbox_id, { ...draft, match: { ...match } });
+  const row = createRule(ctx, p, ev.inbox_id, { ...draft, match: { ...draft.match } });
   return { rule: presentRule(row) };
 }

@@ -3,8 +3,9 @@ import type { AppContext } from '../../context';
 import type { Principal } from '../../http/auth';
 import { ApiError, errors } from '../../http/errors';
 import type { Paging } from '../../http/paging';
-import { parseJsonPath } from '../../lib/json-path';
+import { followPath, MISSING, parseJsonPath } from '../../lib/json-path';
 import { issueToken, tokenDigest, tokenPrefix } from '../../lib/tokens';
+import { askJson } from '../assistant/provider';
 import { isRestricted, receivedChannel } from '../channels/access';
 import { presentMessage } from '../messages/present';
 import { deleteOneMessage } from '../messages/service';
@@ -19,6 +20,7 @@ import {
   defaultText,
   firstMatch,
   type Incoming,
+  jsonEqual,
   type MatchCondition,
   render,
 } from './engine';
@@ -380,8 +382,55 @@ export function draftFromEvent(ctx: AppContext, p: Principal, eventId: number): 
   };
 }
 
-export function ruleFromEvent(ctx: AppContext, p: Principal, eventId: number, save: boolean) {
+/**
+ * The assistant's provider, when set, refines the local draft: a better name, title and message template,
+ * and match conditions, each checked (a condition must hold on this event; strings within the rule's
+ * limits). No provider, a failure or an unusable answer: the local draft as it is.
+ */
+async function refinedDraft(ctx: AppContext, p: Principal, eventId: number): Promise<RuleDraft> {
   const draft = draftFromEvent(ctx, p, eventId);
+  const row = ownEvent(ctx, p, eventId);
+  const body = eventBody(row);
+  const refined = await askJson(
+    ctx,
+    'You write a rule of a webhook router: it turns incoming webhooks like this one into notifications. Given the event and a draft rule, answer {"name", "match", "title", "message"}: name (at most 200 characters), match (at most 10 conditions {"path": "$.a.b", "op": "equals"|"exists"|"notExists", "value"?} that select events like this one), title and message templates using {{a.b}} for body fields, {{method}}, {{path}}, {{headers.x}} and {{query.x}}.',
+    JSON.stringify({
+      event: { method: row.method, path: row.path, body: JSON.stringify(body ?? null).slice(0, 8_000) },
+      draft: { name: draft.name, match: draft.match, title: draft.title, message: draft.message },
+    }),
+    (v) => {
+      const o = v as { name?: unknown; match?: unknown; title?: unknown; message?: unknown };
+      if (!o || typeof o !== 'object') return undefined;
+      const out: Partial<RuleDraft> = {};
+      if (typeof o.name === 'string' && o.name.trim() !== '') out.name = o.name.trim().slice(0, 200);
+      if (typeof o.title === 'string' && o.title.trim() !== '' && o.title.length <= 1_000)
+        out.title = o.title;
+      if (typeof o.message === 'string' && o.message.trim() !== '' && o.message.length <= 10_000)
+        out.message = o.message;
+      if (Array.isArray(o.match) && o.match.length <= 10) {
+        const conds = o.match.map((c) => heldCondition(c, body));
+        if (conds.every((c) => c !== undefined)) out.match = conds as MatchCondition[];
+      }
+      return Object.keys(out).length > 0 ? out : undefined;
+    },
+  );
+  return refined ? { ...draft, ...refined } : draft;
+}
+
+/** A condition of the provider's, when well formed and true of this event's body. */
+function heldCondition(c: unknown, body: unknown): MatchCondition | undefined {
+  const { path, op, value } = (c ?? {}) as { path?: unknown; op?: unknown; value?: unknown };
+  if (typeof path !== 'string' || !['equals', 'exists', 'notExists'].includes(String(op))) return undefined;
+  const steps = parseJsonPath(path, { requireRoot: true });
+  if ('error' in steps) return undefined;
+  const found = followPath(body, steps);
+  if (op === 'exists') return found === MISSING ? undefined : { path, op };
+  if (op === 'notExists') return found === MISSING ? { path, op } : undefined;
+  return found !== MISSING && jsonEqual(found, value) ? { path, op: 'equals', value } : undefined;
+}
+
+export async function ruleFromEvent(ctx: AppContext, p: Principal, eventId: number, save: boolean) {
+  const draft = await refinedDraft(ctx, p, eventId);
   if (!save) return { rule: { id: null, ...draft, position: null, createdAt: null } };
   if (draft.appid === null) throw errors.badRequest('appid: no such channel');
   const row = createRule(ctx, p, { ...draft, appid: draft.appid });

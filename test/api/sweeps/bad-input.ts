@@ -75,6 +75,9 @@ const BAD_JSON: unknown[] = [
     paused: 'no',
     action: 'forward',
     inboxId: 'x',
+    // The assistant (issue 19).
+    threadId: 'x',
+    lang: 'klingon',
   },
   { message: 'x'.repeat(70_000), title: 'y'.repeat(10_000), name: 'z'.repeat(10_000) },
   // Email inbox rules: patterns that do not compile, or of the wrong type (issue 18).

@@ -302,6 +302,11 @@ async function sweep(t: TestServer, shard: number): Promise<void> {
     'inbox events',
   );
   const mail = mailEvents.events[0]!;
+  // An assistant thread (issue 19): a user-level record with its two messages.
+  const thread: { threadId: number } = ok(
+    await t.request('POST', '/assistant/chat', { token: aDevice.token, json: { message: 'zqa question' } }),
+    'assistant thread',
+  );
   const delivery: { deliveries: { id: number; messageId: number }[] } = ok(
     await t.request('GET', `/application/${parent.id}/deliveries`, { token: aDevice.token }),
     'deliveries',
@@ -345,6 +350,7 @@ async function sweep(t: TestServer, shard: number): Promise<void> {
     inboxRule.id,
     mail.id,
     mail.messageId,
+    thread.threadId,
   ];
 
   // Ids B owns itself (its user, device, system channel, welcome messages) would answer 2xx rightly.
@@ -583,4 +589,10 @@ async function sweep(t: TestServer, shard: number): Promise<void> {
   expect(mailsAfter.events.map((e) => [e.id, e.messageId, e.matchedRuleId])).toEqual([
     [mail.id, mail.messageId, inboxRule.id],
   ]);
+  const threadMessages: { role: string; content: string }[] = ok(
+    await t.request('GET', `/assistant/threads/${thread.threadId}/messages`, { token: aDevice.token }),
+    'a assistant messages',
+  );
+  expect(threadMessages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  expect(threadMessages[0]!.content).toBe('zqa question');
 }

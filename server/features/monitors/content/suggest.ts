@@ -249,3 +249,40 @@ export function suggestSelectors(html: string, text: string): SelectorCandidate[
     .slice(0, SUGGESTIONS_MAX)
     .map(({ selector, text: t, count }) => ({ selector, text: t, count }));
 }
+
+/**
+ * Selectors proposed by the assistant's provider, kept only when they hold on the document like the
+ * local ones must (the element's extracted text contains `text`), then the local candidates; at most 5.
+ */
+export function withProposedSelectors(
+  html: string,
+  text: string,
+  proposed: readonly string[],
+): SelectorCandidate[] {
+  const local = suggestSelectors(html, text);
+  const needle = normalise(text);
+  if (needle === '' || proposed.length === 0) return local;
+  const $ = load(html);
+  const out: SelectorCandidate[] = [];
+  for (const selector of proposed) {
+    if (out.some((c) => c.selector === selector)) continue;
+    try {
+      if ($(selector).length === 0) continue;
+    } catch {
+      continue; // not a selector this engine reads
+    }
+    const ex = extractFrom($, selector);
+    if (normalise(ex.text).includes(needle)) out.push({ selector, text: ex.text, count: ex.matched });
+  }
+  for (const c of local) if (!out.some((o) => o.selector === c.selector)) out.push(c);
+  return out.slice(0, SUGGESTIONS_MAX);
+}
+
+/** The page for the provider: no scripts, styles or comments, whitespace folded, at most 12,000 characters. */
+export function htmlExcerpt(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|svg)\b[\s\S]*?<\/\1>/gi, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 12_000);
+}

@@ -6,7 +6,7 @@ import { parseBody } from '../../../http/validate';
 import { BROWSER_WORKFLOWS_PER_USER } from '../../../lib/limits';
 import type { MonitorKind } from '../kind';
 import { getMonitor, updateMonitor } from '../service';
-import { buildBrowserStep } from './browser/build-step';
+import { buildBrowserStepAssisted } from './browser/build-step';
 import { runBrowserSteps } from './browser/run';
 import { readShot } from './browser/shots';
 import {
@@ -154,9 +154,10 @@ export const browserWorkflow: BrowserKind = {
   },
   routes(t, ctx) {
     t.post('/browser-workflow/test-step', WRITE, (req) => testStep(ctx, req));
-    t.post('/browser-workflow/build-step', WRITE, (req) => {
+    t.post('/browser-workflow/build-step', WRITE, async (req) => {
       const body = parseBody(req, buildStepBody);
-      return { step: presentStep(buildBrowserStep(body.description, body.url), { reveal: true }) };
+      const step = await buildBrowserStepAssisted(ctx, body.description, body.url);
+      return { step: presentStep(step, { reveal: true }) };
     });
     t.post('/browser-workflow/login', WRITE, (req) => login(ctx, req, browserWorkflow));
     // Screenshots of failed checks: an <img> sends no header, so `?token=` is accepted (auth.ts, point 4).

@@ -5,6 +5,7 @@ import { errors } from '../../../http/errors';
 import type { RouteTable } from '../../../http/routes';
 import { parseBody } from '../../../http/validate';
 import { rfc3339OrNull } from '../../../lib/clock';
+import { askJson } from '../../assistant/provider';
 import { type Extraction, extract, validateSelector } from '../content/extract';
 import { type ContentRender, fetchPage } from '../content/fetch';
 import {
@@ -15,7 +16,7 @@ import {
   isContentRule,
   parseRuleValue,
 } from '../content/rules';
-import { suggestSelectors } from '../content/suggest';
+import { htmlExcerpt, suggestSelectors, withProposedSelectors } from '../content/suggest';
 import type { MonitorKind } from '../kind';
 import { bad, httpUrl } from './validate';
 
@@ -193,6 +194,19 @@ export const contentMonitor: MonitorKind<ContentSettings, ContentState> = {
         allowPrivate: allowPrivateFor(ctx, req),
       });
       if (!page.ok) return { candidates: [], error: page.error };
+      // With the assistant's provider: its selectors first, each checked on the page; else local rules only.
+      const proposed = await askJson(
+        ctx,
+        'You find CSS selectors for a web page monitor. Given a page and a text on it, propose up to 5 CSS selectors of the element holding that text, the most stable first (ids, data attributes, semantic classes; no generated class names). Answer {"selectors": ["..."]}.',
+        JSON.stringify({ text: body.text, html: htmlExcerpt(page.html) }),
+        (v) => {
+          const list = (v as { selectors?: unknown })?.selectors;
+          return Array.isArray(list) && list.every((x) => typeof x === 'string')
+            ? (list as string[]).slice(0, 10)
+            : undefined;
+        },
+      );
+      if (proposed) return { candidates: withProposedSelectors(page.html, body.text, proposed) };
       return { candidates: suggestSelectors(page.html, body.text) };
     });
 

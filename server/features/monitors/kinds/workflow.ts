@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { AppContext } from '../../../context';
 import { TOK } from '../../../http/auth';
 import { errors } from '../../../http/errors';
 import { parseBody } from '../../../http/validate';
 import { followPath, MISSING, parseJsonPath } from '../../../lib/json-path';
 import { compileUserRegex, RegexBudget } from '../../../lib/safe-regex';
+import { askJson } from '../../assistant/provider';
 import { type CheckIo, type CheckOutcome, type MonitorKind, SECRET_MASK } from '../kind';
 import { type Assertions, checkResponse, firstFailure, parseAssertions } from './assertions';
 import { firstUrl, parseCurl } from './curl';
@@ -265,8 +267,8 @@ const buildStepBody = z.object({
 });
 
 /**
- * `POST /workflow-monitor/build-step`: a curl command line parsed here; a description would go to the
- * assistant provider (not built yet), so its first URL becomes a GET step.
+ * `POST /workflow-monitor/build-step`: a curl command line parsed here; a description goes to the
+ * assistant's provider when one is set (buildStepAssisted), else its first URL becomes a GET step.
  */
 export function buildStep(body: z.output<typeof buildStepBody>): WorkflowStep {
   let req: ReturnType<typeof parseCurl> = null;
@@ -288,6 +290,31 @@ export function buildStep(body: z.output<typeof buildStepBody>): WorkflowStep {
   }
   const name = `${req.method} ${host}${path}`.slice(0, 100);
   return readStep(undefined)({ ...req, name, expectedStatus: ['200-299'] }, 0, 'step');
+}
+
+/**
+ * A description with the assistant's provider set: it is asked for the request as a curl command line,
+ * which must parse like one the user pasted; a failure or an unusable answer: the local rule.
+ */
+export async function buildStepAssisted(
+  ctx: AppContext,
+  body: z.output<typeof buildStepBody>,
+): Promise<WorkflowStep> {
+  if ((body.curl === undefined || body.curl.trim() === '') && body.description !== undefined) {
+    const curl = await askJson(
+      ctx,
+      'You turn a description of one HTTP request into a curl command line for an API check (method, URL, headers, body). Answer {"curl": "curl ..."}. Use $NAME for values the user must supply, such as tokens.',
+      body.description,
+      (v) => {
+        const c = (v as { curl?: unknown })?.curl;
+        if (typeof c !== 'string' || !/^\s*curl\s/.test(c)) return undefined;
+        const parsed = parseCurl(c);
+        return parsed !== null && !('error' in parsed) ? c : undefined;
+      },
+    );
+    if (curl) return buildStep({ curl });
+  }
+  return buildStep(body);
 }
 
 export const workflowMonitor: MonitorKind<WorkflowSettings> = {
@@ -325,9 +352,9 @@ export const workflowMonitor: MonitorKind<WorkflowSettings> = {
     return [...new Set(hosts)];
   },
   check: (s, _state, io) => runWorkflow(s, io),
-  routes(t) {
-    t.post('/workflow-monitor/build-step', { ...TOK, access: 'write' }, (req) => ({
-      step: buildStep(parseBody(req, buildStepBody)),
+  routes(t, ctx) {
+    t.post('/workflow-monitor/build-step', { ...TOK, access: 'write' }, async (req) => ({
+      step: await buildStepAssisted(ctx, parseBody(req, buildStepBody)),
     }));
   },
 };

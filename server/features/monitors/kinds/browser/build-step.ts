@@ -1,10 +1,12 @@
+import type { AppContext } from '../../../../context';
 import { errors } from '../../../../http/errors';
+import { askJson } from '../../../assistant/provider';
 import { firstUrl } from '../curl';
 import type { BrowserStep } from './steps';
 import { readSteps } from './steps';
 
 /**
- * `POST /browser-workflow/build-step` without an assistant provider (§2.6): a plain-language description
+ * `POST /browser-workflow/build-step` without an assistant provider (§2.6; with one: buildBrowserStepAssisted): a plain-language description
  * becomes one step by local rules. The verb decides the action (open/go to, click, type/fill, press, wait,
  * expect/see); quoted text becomes a `text="…"` selector (or the typed value, or the expected text); a
  * selector-looking word (`#id`, `.class`, `[attr]`) is taken as written.
@@ -128,4 +130,33 @@ export function buildBrowserStep(description: string, url?: string): BrowserStep
       'description: no step found (say what to do, e.g. open https://…, click "Sign in", type "me" into "Email", press Enter, expect "Welcome")',
     );
   return readSteps([raw], 'step', undefined)[0]!;
+}
+
+const ACTIONS = ['goto', 'click', 'fill', 'press', 'waitFor', 'expectText', 'expectUrl'];
+
+/**
+ * The same with the assistant's provider set: it is asked for one step as JSON, which must pass the
+ * validation of a create; no provider, a failure or an invalid step: the local rules above.
+ */
+export async function buildBrowserStepAssisted(
+  ctx: AppContext,
+  description: string,
+  url?: string,
+): Promise<BrowserStep> {
+  const step = await askJson(
+    ctx,
+    `You turn one plain-language instruction into one step of a Playwright browser check. Answer {"step": {...}} with "action" one of ${ACTIONS.join(', ')}; goto takes "url"; click takes "selector"; fill takes "selector" and "value" (and "secret": true for passwords); press takes "value" (a key name such as Enter); waitFor takes "selector" or "value" (milliseconds); expectText takes "value" and optionally "selector"; expectUrl takes "value". Selectors are Playwright selectors, e.g. text="Sign in" or #email.`,
+    JSON.stringify({ instruction: description, ...(url ? { pageUrl: url } : {}) }),
+    (v) => {
+      const raw = (v as { step?: unknown })?.step;
+      if (!raw || typeof raw !== 'object' || !ACTIONS.includes(String((raw as { action?: unknown }).action)))
+        return undefined;
+      try {
+        return readSteps([raw], 'step', undefined)[0];
+      } catch {
+        return undefined;
+      }
+    },
+  );
+  return step ?? buildBrowserStep(description, url);
 }
