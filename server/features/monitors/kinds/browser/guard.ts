@@ -12,7 +12,8 @@ export interface RequestGuard {
 
 /**
  * Every request a page of `context` makes passes resolveHost first (monitorNet's host overrides, and
- * BELFRY_BLOCK_PRIVATE_TARGETS for non-admins), so the browser reaches nothing a plain HTTP check could not.
+ * BELFRY_BLOCK_PRIVATE_TARGETS for non-admins), so the browser reaches nothing a plain HTTP check could not;
+ * so does every WebSocket the page opens (routeWebSocket: context.route does not see them).
  * Installed when the context is made, before it has a page (with a page open, the interception costs a
  * round trip to its renderer: ~50-250 ms on a loaded machine, the bench's phase breakdown), which may be
  * ahead of the check (server/lib/chromium.ts, prepareSpare); the check arms it with its owner's rule
@@ -34,6 +35,17 @@ export async function installGuard(ctx: AppContext, context: BrowserContext): Pr
       return route.abort('addressunreachable');
     }
     return route.continue();
+  });
+  // WebSockets do not pass context.route: without their own guard a page's script could open
+  // ws://127.0.0.1:… (or any private address) while BELFRY_BLOCK_PRIVATE_TARGETS refuses its pages.
+  await context.routeWebSocket(/.*/, async (ws) => {
+    const url = new URL(ws.url());
+    const r =
+      allowPrivate === null
+        ? { error: 'request before the check began' }
+        : await resolveHost(ctx, url.hostname, { allowPrivate });
+    if ('error' in r) await ws.close({ code: 1008, reason: r.error });
+    else ws.connectToServer();
   });
   return {
     arm: (allow) => {
