@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, win32 } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AppContext } from '../context';
 import type { Feature } from '../features/index';
 
@@ -94,6 +94,29 @@ interface Shared {
   launches: number;
   /** The most contexts that were ever open at once. */
   peak: number;
+  /** The next check's context and blank page, made ahead while the browser is warm (see prepareSpare). */
+  spare: Spare | null;
+  /** Checks that got a context made ahead. */
+  spareUsed: number;
+}
+
+/**
+ * What a caller does to a new context before its first page (the monitors' request guard): the same
+ * function for every caller that may take a context another caller's release prepared.
+ */
+export type PrepareContext<G> = (ctx: AppContext, context: BrowserContext) => Promise<G>;
+
+interface Prepared {
+  context: BrowserContext;
+  page: Page;
+  prepared: unknown;
+}
+
+/** A fresh context with one about:blank page, never used yet; `ready` is null when making it failed. */
+interface Spare {
+  browser: Promise<Browser>;
+  prepare: PrepareContext<unknown>;
+  ready: Promise<Prepared | null>;
 }
 
 /** One browser per server, launched on first use (never module-global: tests run several servers). */
@@ -102,7 +125,17 @@ const shared = new WeakMap<AppContext, Shared>();
 function state(ctx: AppContext): Shared {
   let s = shared.get(ctx);
   if (!s) {
-    s = { browser: null, users: 0, waiting: [], idleSince: null, opened: 0, launches: 0, peak: 0 };
+    s = {
+      browser: null,
+      users: 0,
+      waiting: [],
+      idleSince: null,
+      opened: 0,
+      launches: 0,
+      peak: 0,
+      spare: null,
+      spareUsed: 0,
+    };
     shared.set(ctx, s);
   }
   return s;
@@ -118,6 +151,8 @@ export function chromiumStats(ctx: AppContext) {
     opened: s.opened,
     launches: s.launches,
     peak: s.peak,
+    spare: s.spare !== null,
+    spareUsed: s.spareUsed,
   };
 }
 
@@ -144,7 +179,7 @@ function acquire(s: Shared, signal: AbortSignal): Promise<void> {
   });
 }
 
-function release(ctx: AppContext, s: Shared): void {
+function release(ctx: AppContext, s: Shared, prepare: PrepareContext<unknown>): void {
   s.users--;
   const next = s.waiting.shift();
   if (next) next();
@@ -152,18 +187,66 @@ function release(ctx: AppContext, s: Shared): void {
     s.idleSince = ctx.clock.now();
     ctx.due.poke(s.idleSince + CHROMIUM_IDLE_MS);
   }
+  prepareSpare(ctx, s, prepare);
+}
+
+/** A new context of `browser`, prepared (before any page), with its first page. */
+async function newPrepared(ctx: AppContext, browser: Browser, prepare: PrepareContext<unknown>) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  try {
+    const prepared = await prepare(ctx, context);
+    return { context, prepared, page: await context.newPage() };
+  } catch (e) {
+    await context.close().catch(() => {});
+    throw e;
+  }
+}
+
+const VIEWPORT = { width: 1280, height: 900 };
+
+/**
+ * Makes the next check's context and its blank page now, off that check's path, while the browser is
+ * warm: a new page starts a renderer process, the largest part of a short check's time (the bench's
+ * phase breakdown). It is still a fresh context (own cookies, cache and storage, never used before), so
+ * nothing carries over from one check to the next. At most one, and only while fewer than
+ * CHROMIUM_MAX_CONTEXTS are open, so contexts open + spare stay within CHROMIUM_MAX_CONTEXTS; it closes
+ * with the browser (idle close, server stop).
+ */
+function prepareSpare(ctx: AppContext, s: Shared, prepare: PrepareContext<unknown>): void {
+  const browser = s.browser;
+  if (!browser || s.spare || s.users >= CHROMIUM_MAX_CONTEXTS) return;
+  const ready = browser.then((b) => newPrepared(ctx, b, prepare)).catch(() => null);
+  const spare: Spare = { browser, prepare, ready };
+  s.spare = spare;
+  // a spare whose making failed (the browser closed meanwhile) is dropped; the next check makes its own
+  void ready.then((r) => {
+    if (r === null && s.spare === spare) s.spare = null;
+  });
+}
+
+/** The prepared context of the running browser, or null (none, another browser's or preparation, failed). */
+async function takeSpare(s: Shared, browser: Promise<Browser>, prepare: PrepareContext<unknown>) {
+  const spare = s.spare;
+  if (!spare) return null;
+  s.spare = null;
+  const r = await spare.ready;
+  if (spare.browser === browser && spare.prepare === prepare && r) return r;
+  await r?.context.close().catch(() => {});
+  return null;
 }
 
 /**
- * Runs `fn` in a fresh browser context (own cookies and cache) of the server's shared Chromium,
- * launching it when needed; at most CHROMIUM_MAX_CONTEXTS run at once, others wait (within their own
- * timeout). Resolves `{ noChromium: true }` when there is no Chromium to launch. The context is closed
+ * Runs `fn` in a fresh browser context (own cookies and cache) of the server's shared Chromium, with
+ * one blank page, launching the browser when needed; at most CHROMIUM_MAX_CONTEXTS run at once, others
+ * wait (within their own timeout). The context was made ahead when the browser was warm (prepareSpare),
+ * else now. Resolves `{ noChromium: true }` when there is no Chromium to launch. The context is closed
  * afterwards, and when `signal` aborts (`fn` then fails with playwright's error).
  */
-export async function withBrowserContext<T>(
+export async function withBrowserContext<T, G>(
   ctx: AppContext,
   signal: AbortSignal,
-  fn: (context: BrowserContext) => Promise<T>,
+  prepare: PrepareContext<G>,
+  fn: (context: BrowserContext, page: Page, prepared: G) => Promise<T>,
 ): Promise<T | { noChromium: true }> {
   const s = state(ctx);
   await acquire(s, signal);
@@ -173,16 +256,19 @@ export async function withBrowserContext<T>(
   try {
     const browser = await launch(ctx, s);
     if (!browser) return { noChromium: true };
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const spare = s.browser ? await takeSpare(s, s.browser, prepare) : null;
+    if (spare) s.spareUsed++;
+    const made = spare ?? (await newPrepared(ctx, browser, prepare));
+    context = made.context;
     s.opened++;
     s.peak = Math.max(s.peak, s.users);
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
-    return await fn(context);
+    return await fn(made.context, made.page, made.prepared as G);
   } finally {
     signal.removeEventListener('abort', onAbort);
     await context?.close().catch(() => {});
-    release(ctx, s);
+    release(ctx, s, prepare as PrepareContext<unknown>);
   }
 }
 
@@ -218,6 +304,7 @@ export async function closeChromium(ctx: AppContext): Promise<void> {
   const browser = s.browser;
   s.browser = null;
   s.idleSince = null;
+  s.spare = null; // its context closes with the browser
   await browser.then((b) => b.close()).catch(() => {});
 }
 

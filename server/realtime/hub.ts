@@ -15,6 +15,7 @@ import {
   WS_MAX_BUFFERED_BYTES,
   WS_PING_INTERVAL_MS,
 } from '../lib/limits';
+import { presentPower } from '../lib/power';
 import { type Audience, sqlAudience } from './audience';
 import { type FrameShape, messageFrame, SSE_KEEPALIVE_FRAME, serviceFrame, sseEvent } from './frames';
 
@@ -185,6 +186,7 @@ export class LiveHub {
       }),
       bus.on('source:event', ({ appid, kind, data, at }) => this.publishService(kind, appid, data, at)),
       bus.on('share:changed', ({ appid, userIds }) => this.signal('share:changed', appid, userIds)),
+      bus.on('power:changed', () => this.publishPower()),
     );
   }
 
@@ -402,6 +404,19 @@ export class LiveHub {
     this.afterDurable(() =>
       this.deliverService(appid, userIds, () => serviceFrame('channel:status_changed', appid, at, health)),
     );
+  }
+
+  /**
+   * `power:changed` (battery ↔ mains power, server/lib/power.ts): the machine's state, which is no
+   * channel's (`appid` 0), as `GET /power` answers it, to every flagged device socket of every user
+   * (their browser workflows pause and intervals stretch alike); channel-key and share sockets see
+   * one channel only and get none. Nothing is committed, so it leaves at once.
+   */
+  private publishPower(): void {
+    if (this.eventSockets === 0) return;
+    const frame = serviceFrame('power:changed', 0, rfc3339(this.ctx.clock.now()), presentPower(this.ctx));
+    for (const sockets of this.deviceSockets.values())
+      for (const s of sockets) if (s.events) this.send(s, frame);
   }
 
   /** Sends one service frame (built at most once) to the flagged sockets of these users and of the channel's keys. */

@@ -6,9 +6,17 @@ import { SHOTS_PER_WORKFLOW } from '../../server/features/monitors/kinds/browser
 import { CHROMIUM_IDLE_MS, chromiumStats, NO_CHROMIUM, SYSTEM_CHROMIUM } from '../../server/lib/chromium';
 import { BROWSER_WORKFLOWS_PER_USER } from '../../server/lib/limits';
 import { setOnBattery } from '../../server/lib/power';
-import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
+import {
+  apiToken,
+  deviceToken,
+  insertChannelKeyRow,
+  makeChannel,
+  makeUser,
+  sendMessage,
+} from '../helpers/factories';
 import { closedPort, type FakeTarget, startTarget } from '../helpers/fake-targets';
 import { startTestServer, type TestServer } from '../helpers/test-server';
+import { openWs, type WsClient } from './realtime-helpers';
 
 /**
  * Browser workflows (§2.3, §2.6) with the real Chromium (Debian's /usr/bin/chromium, headless) against
@@ -689,6 +697,61 @@ describe('browser-workflow without Chromium', () => {
       });
       expect((await s.request('GET', '/power')).status).toBe(401);
     } finally {
+      await s.close();
+    }
+  });
+
+  it("pushes power:changed to every user's /ws?events=1 sockets, and to no key or unflagged socket", async () => {
+    const s = await startTestServer();
+    const sockets: WsClient[] = [];
+    try {
+      const admin = (await deviceToken(s)).token;
+      const other = (await deviceToken(s, makeUser(s))).token;
+      const channel = await makeChannel(s, admin);
+      const key = insertChannelKeyRow(s, channel.id, { canRead: true });
+      const open = async (path: string, token: string) => {
+        const ws = await openWs(s, path, token);
+        sockets.push(ws);
+        return ws;
+      };
+      const [adminWs, otherWs, plainWs, keyWs] = [
+        await open('/ws?events=1', admin),
+        await open('/ws?events=1', other),
+        await open('/ws', admin),
+        await open('/ws?events=1', key),
+      ];
+      setOnBattery(s.server.ctx, true);
+      const onBattery = {
+        kind: 'power:changed',
+        appid: 0,
+        at: new Date(s.clock.now()).toISOString(),
+        data: {
+          onBattery: true,
+          source: 'electron',
+          intervalFactor: 2,
+          batteryIntervalFactor: 2,
+          browserWorkflowsPaused: true,
+          since: new Date(s.clock.now()).toISOString(),
+        },
+      };
+      expect(await adminWs.next()).toEqual(onBattery);
+      expect(await otherWs.next()).toEqual(onBattery);
+      setOnBattery(s.server.ctx, true); // the same state again: no frame
+      s.clock.advance(1_000);
+      setOnBattery(s.server.ctx, false);
+      expect(await adminWs.next()).toMatchObject({
+        kind: 'power:changed',
+        appid: 0,
+        data: { onBattery: false, intervalFactor: 1, browserWorkflowsPaused: false },
+      });
+      // a message after the changes is the first frame the unflagged and the key socket see
+      const m = await sendMessage(s, channel.token, { message: 'after' });
+      for (const ws of [plainWs, keyWs])
+        expect(await ws.next()).toMatchObject({ id: m.id, message: 'after' });
+      expect(await adminWs.next()).toMatchObject({ id: m.id });
+      expect(await otherWs.next()).toMatchObject({ kind: 'power:changed', data: { onBattery: false } });
+    } finally {
+      for (const ws of sockets) ws.ws.close();
       await s.close();
     }
   });

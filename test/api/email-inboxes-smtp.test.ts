@@ -350,3 +350,26 @@ describe('rules applied to received mail', () => {
     expect([ev.subject, ev.action, ev.messageId]).toEqual(['over quota', 'message', null]);
   });
 });
+
+describe('parsing in a worker thread', () => {
+  it('a parser worker that dies fails the mail with 451 and stores nothing; the sender’s retry is stored once', async () => {
+    const u = await inboxUser(t);
+    const parser = t.server.smtp!.parser;
+    const raw = CRLF(
+      `From: nas@home.example\nTo: ${u.inbox.address}\nSubject: Backup done\n\nAll 3 volumes copied.\n`,
+    );
+    parser.crashOnNextMail();
+    await expect(sendRaw(t, 'nas@home.example', [u.inbox.address], raw)).rejects.toThrow(
+      /451 4\.3\.0 temporary failure/,
+    );
+    expect(await events(t, u.device.token, u.inbox.id)).toEqual([]);
+    expect(parser.workers).toBe(0);
+    // The retry: a new worker parses it, one event and one message.
+    await sendRaw(t, 'nas@home.example', [u.inbox.address], raw);
+    const evs = await events(t, u.device.token, u.inbox.id);
+    expect(evs.map((e) => [e.subject, e.text, e.action])).toEqual([
+      ['Backup done', 'All 3 volumes copied.', 'message'],
+    ]);
+    expect(parser.workers).toBe(1);
+  });
+});

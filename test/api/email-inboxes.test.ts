@@ -485,6 +485,13 @@ describe('the mail domain', () => {
       await sendRaw(s, 'a@b.example', ['deploys@in.example.com'], 'Subject: hi\r\n\r\nbody\r\n');
       const [ev] = await events(s, u.device.token, u.inbox.id);
       expect([ev.to, ev.subject]).toEqual(['deploys@in.example.com', 'hi']);
+      // The listener's state, as the Inboxes page shows it: on, bound where, and the domain.
+      const state = await s.request('GET', '/email-inbox/listener', { token: u.device.token });
+      expect(state.body).toEqual({
+        enabled: true,
+        address: `127.0.0.1:${smtpPort(s)}`,
+        domain: 'in.example.com',
+      });
     } finally {
       await s.close();
     }
@@ -496,6 +503,13 @@ describe('the mail domain', () => {
       expect(s.server.smtp).toBeNull();
       const u = await inboxUser(s);
       expect(u.inbox.address).toMatch(/^[a-z0-9]{12}@localhost$/);
+      const state = await s.request('GET', '/email-inbox/listener', { token: u.device.token });
+      expect(state.status).toBe(200);
+      expect(state.body).toEqual({ enabled: false, address: null, domain: 'localhost' });
+      // Signed-in only: no token, or a channel key, is refused.
+      expect((await s.request('GET', '/email-inbox/listener')).status).toBe(401);
+      const key = insertChannelKeyRow(s, u.channel.id, { canRead: true });
+      expect((await s.request('GET', '/email-inbox/listener', { token: key })).status).toBe(403);
     } finally {
       await s.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiToken, deviceToken, makeChannel, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
+import { openWs, until } from './realtime-helpers';
 
 let t: TestServer;
 let dev: string;
@@ -38,6 +39,22 @@ async function point(token: string, value: number, tags: Record<string, string> 
 async function advance(ms: number) {
   t.clock.advance(ms);
   await t.server.scheduler.tick();
+}
+
+/** A maintenance window over the channel from a second ago for an hour, already in force. */
+async function maintenance(appid: number) {
+  const now = t.clock.now();
+  const w = await t.request('POST', '/maintenance-window', {
+    token: dev,
+    json: {
+      name: 'deploy',
+      channelIds: [appid],
+      schedule: { type: 'once', startsAt: iso(now - SEC), endsAt: iso(now + 3_600_000) },
+    },
+  });
+  expect(w.status).toBe(200);
+  await advance(0);
+  return w.body as { id: number };
 }
 
 function messagesOf(appid: number) {
@@ -276,23 +293,13 @@ describe('alert evaluation', () => {
   it('under a maintenance window an alert fires and resolves without messages', async () => {
     const s = await source();
     const a = await alert(s.id, { metric: 'cpu', condition: 'above', threshold: 90 });
-    const now = t.clock.now();
-    const w = await t.request('POST', '/maintenance-window', {
-      token: dev,
-      json: {
-        name: 'deploy',
-        channelIds: [s.appid],
-        schedule: { type: 'once', startsAt: iso(now - SEC), endsAt: iso(now + 3_600_000) },
-      },
-    });
-    expect(w.status).toBe(200);
-    await advance(0);
+    const w = await maintenance(s.appid);
     await point(s.token, 95);
     expect((await alertState(s.id, a.id)).state).toBe('firing');
     await point(s.token, 10);
     expect((await alertState(s.id, a.id)).state).toBe('ok');
     expect(messagesOf(s.appid)).toEqual([]);
-    await t.request('DELETE', `/maintenance-window/${w.body.id}`, { token: dev });
+    await t.request('DELETE', `/maintenance-window/${w.id}`, { token: dev });
   });
 
   it('a spent daily quota skips the firing message but the alert still fires', async () => {
@@ -310,5 +317,87 @@ describe('alert evaluation', () => {
     expect((await alertState(s.id, a.id)).state).toBe('firing');
     expect(messagesOf(s.appid)).toEqual([]);
     await advance(86_400_000);
+  });
+});
+
+describe('live frames', () => {
+  it('/ws?events=1 receives metric:alert frames for firing (on a point and on the clock) and resolved; /ws without the flag none', async () => {
+    const s = await source('live');
+    const now = await alert(s.id, { metric: 'cpu', condition: 'above', threshold: 90 });
+    const later = await alert(s.id, { metric: 'mem', condition: 'above', threshold: 50, forSec: 60 });
+    const flagged = await openWs(t, '/ws?events=1', dev);
+    const plain = await openWs(t, '/ws', dev);
+    try {
+      const alertFrames = () => flagged.frames.filter((f: any) => f.kind === 'metric:alert');
+      await point(s.token, 95, { host: 'a' });
+      await until(() => alertFrames().length >= 1);
+      const fired = messagesOf(s.appid);
+      expect(alertFrames()[0]).toEqual({
+        kind: 'metric:alert',
+        appid: s.appid,
+        at: iso(t.clock.now()),
+        data: {
+          id: s.id,
+          name: 'live',
+          alertId: now.id,
+          metric: 'cpu',
+          event: 'firing',
+          state: 'firing',
+          value: 95,
+          messageId: expect.any(Number),
+        },
+      });
+      // The frame names the message it follows, and leaves after it on the same socket.
+      const messageId = (alertFrames()[0] as { data: { messageId: number } }).data.messageId;
+      expect(fired.map((m) => m.title)).toEqual(['live: cpu above 90']);
+      const order = flagged.frames.map((f: any) => (f.kind === undefined ? `m${f.id}` : f.kind));
+      expect(order.indexOf(`m${messageId}`)).toBeLessThan(order.indexOf('metric:alert'));
+
+      await point(s.token, 60, {}, 'mem');
+      await advance(60 * SEC); // the DueSource fires `mem`, dated at breach start + forSec
+      await until(() => alertFrames().length >= 2);
+      expect(alertFrames()[1]).toMatchObject({
+        appid: s.appid,
+        at: iso(t.clock.now()),
+        data: { alertId: later.id, metric: 'mem', event: 'firing', state: 'firing', value: 60 },
+      });
+
+      await point(s.token, 10, { host: 'a' });
+      await until(() => alertFrames().length >= 3);
+      expect(alertFrames()[2]).toMatchObject({
+        data: { alertId: now.id, event: 'resolved', state: 'ok', value: 10, messageId: expect.any(Number) },
+      });
+      // No frame for points that change nothing.
+      await point(s.token, 20, { host: 'a' });
+      await point(s.token, 70, {}, 'mem');
+      expect(alertFrames()).toHaveLength(3);
+      expect(plain.frames.some((f: any) => f.kind !== undefined)).toBe(false);
+      expect(plain.frames.length).toBe(3); // the three messages
+    } finally {
+      flagged.ws.close();
+      plain.ws.close();
+    }
+  });
+
+  it('a transition under a maintenance window is a frame with messageId null; other users see nothing', async () => {
+    const s = await source();
+    const a = await alert(s.id, { metric: 'cpu', condition: 'above', threshold: 90 });
+    const w = await maintenance(s.appid);
+    const mine = await openWs(t, '/ws?events=1', dev);
+    const other = await openWs(t, '/ws?events=1', otherDev);
+    try {
+      await point(s.token, 95);
+      await until(() => mine.frames.some((f: any) => f.kind === 'metric:alert'));
+      expect(mine.frames.filter((f: any) => f.kind === 'metric:alert')).toEqual([
+        expect.objectContaining({
+          data: expect.objectContaining({ alertId: a.id, event: 'firing', messageId: null }),
+        }),
+      ]);
+      expect(other.frames.some((f: any) => f.kind === 'metric:alert')).toBe(false);
+    } finally {
+      mine.ws.close();
+      other.ws.close();
+      await t.request('DELETE', `/maintenance-window/${w.id}`, { token: dev });
+    }
   });
 });

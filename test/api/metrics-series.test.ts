@@ -84,6 +84,24 @@ describe('series', () => {
     ]);
   });
 
+  it('GET …/series sends JSON whose Content-Length counts the bytes of non-ASCII tags', async () => {
+    const s = await source();
+    t.clock.set(minuteStart());
+    await ingest(s.token, [
+      { name: 'temp_c', value: 0.1 + 0.2, tags: { ville: 'Zürich 東京' } },
+      { name: 'temp_c', value: -1e21, tags: { ville: 'Zürich 東京' } },
+    ]);
+    const res = await series(s.id, await seriesId(s.id), '?bucket=1m');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    expect(res.body).toMatchObject({
+      metric: { name: 'temp_c', tags: { ville: 'Zürich 東京' } },
+      bucket: '1m',
+      points: [{ min: -1e21, max: 0.1 + 0.2, last: -1e21, count: 2 }],
+    });
+  });
+
   it('GET …/series defaults to 1h buckets over the last 100 and omits empty ones', async () => {
     const s = await source();
     const now = t.clock.now();

@@ -448,6 +448,39 @@ describe('router ingest refusals', () => {
     expect((await t.request('POST', `/router/${u.token}/q`, { json: {} })).status).toBe(200);
   });
 
+  it('concurrent events (stored in shared batches) each get their own answer: 200, 429 past the quota, 404', async () => {
+    const u = await routerUser(t);
+    const rule = await addRule(t, u.device.token, { name: 'burst', appid: u.channel.id });
+    const ctx = t.server.ctx;
+    ctx.db.transaction(() => consumeEvents(ctx, u.user.id, remainingEvents(ctx, u.user.id) - 10));
+    const sends = Array.from({ length: 20 }, (_, i) =>
+      t.request('POST', `/router/${u.token}/burst`, { json: { n: i } }),
+    );
+    const strays = Array.from({ length: 5 }, () =>
+      t.request('POST', `/router/R${'y'.repeat(22)}/burst`, { json: {} }),
+    );
+    const answers = await Promise.all(sends);
+    expect((await Promise.all(strays)).map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    for (const r of answers.filter((a) => a.status === 200))
+      expect(r.body).toEqual({
+        id: expect.any(Number),
+        matchedRuleId: rule.id,
+        messageId: expect.any(Number),
+      });
+    // Every event is kept, the ten past the quota without a message; nothing of one leaked into another.
+    const events = ok(
+      await t.request('GET', '/webhook-router/event?limit=100', { token: u.device.token }),
+      'ev',
+    );
+    expect(events.events).toHaveLength(20);
+    expect(events.events.filter((e: { messageId: number | null }) => e.messageId === null)).toHaveLength(10);
+    const ids = new Set(answers.filter((a) => a.status === 200).map((a) => (a.body as { id: number }).id));
+    expect(ids.size).toBe(10);
+  });
+
   it('unknown token, another kind of token, a disabled router and a rotated token are 404 router not found', async () => {
     const u = await routerUser(t);
     const notFound = { error: 'Not Found', errorCode: 404, errorDescription: 'router not found' };

@@ -39,6 +39,19 @@ async function issues(s: Script, status = 'unresolved') {
   return res.body as Record<string, any>[];
 }
 
+const HOUR = 3_600_000;
+
+/** The sparkline of events at these times: 24 hourly counts ending with the hour that holds now. */
+function hourly(times: number[]): number[] {
+  const last = Math.floor(t.clock.now() / HOUR) * HOUR;
+  const out = new Array(24).fill(0);
+  for (const at of times) {
+    const i = 23 - (last - Math.floor(at / HOUR) * HOUR) / HOUR;
+    if (i >= 0) out[i]++;
+  }
+  return out;
+}
+
 function messagesOf(appid: number) {
   return t.server.ctx.db
     .all<{
@@ -103,6 +116,7 @@ describe('grouping', () => {
         status: 'unresolved',
         lastUrl: 'https://shop.example/sale',
         lastRelease: null,
+        sparkline: hourly([t0, t0, t0 + 5000]),
       },
     ]);
     const msgs = messagesOf(s.appid);
@@ -267,7 +281,68 @@ describe('breadcrumbs', () => {
         { at: iso(at - 1000), type: 'fetch', message: 'POST https://api.shop.example/orders 500' },
         { at: iso(at - 500), type: 'console', message: 'error: payment failed' },
       ],
+      // No source map: the frames as printed, all the page's own (same origin as the page).
+      frames: [
+        {
+          fn: 'loadCart',
+          file: 'https://shop.example/static/js/main.3f9a2b1c.js',
+          line: 2,
+          col: 8810,
+          inApp: true,
+          resolved: false,
+        },
+        {
+          fn: 'async*init', // Firefox's async marker stays, as parsed for the fingerprint
+          file: 'https://shop.example/static/js/main.3f9a2b1c.js',
+          line: 2,
+          col: 120,
+          inApp: true,
+          resolved: false,
+        },
+      ],
     });
+  });
+
+  it('an issue whose events carried no stack answers no frames', async () => {
+    const s = await script();
+    await send(s, [{ type: 'message', message: 'checkout slow' }]);
+    const [issue] = await issues(s);
+    const res = await t.request('GET', `/web-script/${s.id}/issues/${issue!.id}/breadcrumbs`, { token: dev });
+    expect(res.body).toMatchObject({ breadcrumbs: [], frames: [] });
+  });
+});
+
+describe('sparklines', () => {
+  it('each row counts its events an hour over the last 24 hours, from one query for the page', async () => {
+    const s = await script();
+    const now = t.clock.now();
+    const hourStart = Math.floor(now / HOUR) * HOUR;
+    const mk = (message: string, at: number) => ({ type: 'message', message, at });
+    await send(s, [
+      mk('first', now),
+      mk('first', now),
+      mk('first', hourStart - 1), // the hour before
+      mk('first', hourStart - 23 * HOUR), // the oldest hour shown
+      mk('first', hourStart - 24 * HOUR), // one hour too old: not in the line
+      mk('second', hourStart - 5 * HOUR),
+    ]);
+    const list = await issues(s);
+    const first = list.find((i) => i.title === 'first')!;
+    const second = list.find((i) => i.title === 'second')!;
+    expect(first.count).toBe(5);
+    expect(first.sparkline).toHaveLength(24);
+    expect(first.sparkline[23]).toBe(2);
+    expect(first.sparkline[22]).toBe(1);
+    expect(first.sparkline[0]).toBe(1);
+    expect(first.sparkline.reduce((a: number, b: number) => a + b, 0)).toBe(4);
+    expect(second.sparkline).toEqual(hourly([hourStart - 5 * HOUR]));
+    expect(second.sparkline[18]).toBe(1);
+
+    // A day later the old hours have left the line; the issue stays.
+    t.clock.advance(24 * HOUR);
+    const later = (await issues(s)).find((i) => i.title === 'first')!;
+    expect(later.sparkline).toEqual(new Array(24).fill(0));
+    expect(later.count).toBe(5);
   });
 });
 

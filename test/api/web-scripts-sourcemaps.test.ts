@@ -192,3 +192,94 @@ describe('frames through source maps', () => {
     expect((await issues(s))[0]!.culprit).toBe(`n (${file}:1:1234)`);
   });
 });
+
+describe('the stack of the issue view', () => {
+  it('…/breadcrumbs answers every frame: original positions where a map covers them, libraries marked', async () => {
+    const s = await script();
+    const file = 'https://shop.example/static/js/main.dddd4444.js';
+    await upload(s, { url: file, release: '3.0' }, bundleMap('main.js', 1233));
+    await send(s, [
+      {
+        ...minified(file, 'n', 1234, '3.0'),
+        stack: [
+          "TypeError: Cannot read properties of null (reading 'total')",
+          `    at n (${file}:1:1234)`,
+          `    at ${file}:1:1734`,
+          '    at Ki (https://cdn.example/react-dom.production.min.js:2:64231)',
+          '    at x (chrome-extension://abcdef/inject.js:1:10)',
+        ].join('\n'),
+      },
+    ]);
+    const [issue] = await issues(s);
+    const res = await t.request('GET', `/web-script/${s.id}/issues/${issue!.id}/breadcrumbs`, { token: dev });
+    expect(res.status).toBe(200);
+    expect(res.body.frames).toEqual([
+      {
+        fn: 'n',
+        file,
+        line: 1,
+        col: 1234,
+        inApp: true,
+        resolved: true,
+        original: { file: 'webpack://shop/src/components/Cart.tsx', line: 12, col: 8, name: 'CartTotal' },
+      },
+      {
+        fn: null,
+        file,
+        line: 1,
+        col: 1734,
+        inApp: true,
+        resolved: true,
+        original: { file: 'webpack://shop/src/api/cart.ts', line: 40, col: 3, name: 'fetchCart' },
+      },
+      // Another host's script without a map, and a browser extension: not the page's code.
+      {
+        fn: 'Ki',
+        file: 'https://cdn.example/react-dom.production.min.js',
+        line: 2,
+        col: 64231,
+        inApp: false,
+        resolved: false,
+      },
+      {
+        fn: 'x',
+        file: 'chrome-extension://abcdef/inject.js',
+        line: 1,
+        col: 10,
+        inApp: false,
+        resolved: false,
+      },
+    ]);
+    // The culprit is the resolved top frame, as the list says.
+    expect(issue!.culprit).toBe('CartTotal (webpack://shop/src/components/Cart.tsx:12:8)');
+  });
+
+  it('a map uploaded after the event resolves the view; a frame mapped into node_modules is a library', async () => {
+    const s = await script();
+    const file = 'https://shop.example/static/js/vendor.eeee5555.js';
+    await send(s, [minified(file, 'n', 100)]);
+    const [issue] = await issues(s);
+    const url = `/web-script/${s.id}/issues/${issue!.id}/breadcrumbs`;
+    expect((await t.request('GET', url, { token: dev })).body.frames[0]).toMatchObject({
+      resolved: false,
+      inApp: true,
+    });
+    const g = new SourceMapGenerator({ file: 'vendor.js' });
+    g.addMapping({
+      generated: { line: 1, column: 99 },
+      original: { line: 5, column: 0 },
+      source: 'webpack://shop/node_modules/lodash/get.js',
+      name: 'get',
+    });
+    await upload(s, { url: file }, g.toString());
+    expect((await t.request('GET', url, { token: dev })).body.frames[0]).toEqual({
+      fn: 'n',
+      file,
+      line: 1,
+      col: 100,
+      inApp: false,
+      resolved: true,
+      original: { file: 'webpack://shop/node_modules/lodash/get.js', line: 5, col: 1, name: 'get' },
+    });
+  });
+});

@@ -3,9 +3,14 @@
  * - check time: a three-step workflow (goto a loopback page, fill an input, expectText) checked through
  *   `POST /browser-workflow/{id}/check-now` of a Belfry running in this process (real clock, the real
  *   Chromium), with a warm browser (3 checks first). Target: ≤ 1.5 s per check (p95 of 20 checks).
- * - reference: the same three steps by bare playwright-core on the same Chromium (servers/browser-reference.ts,
- *   a child process with its own browser, a fresh context per check), alternating check by check with
- *   Belfry's, so the ratio holds on a loaded machine where the absolute times do not.
+ * - reference: the same three steps on the same page by bare playwright-core on the same Chromium with the
+ *   same launch arguments and viewport (servers/browser-reference.ts, a child process with its own browser,
+ *   a fresh context and page made per check, no request guard), alternating check by check with Belfry's,
+ *   so the ratio holds on a loaded machine where the absolute times do not. Belfry also uses a fresh
+ *   context per check, but makes it (and its blank page) ahead, after the previous check; the memory
+ *   sampler below runs in this process, Belfry's, not in the reference's (it counts against Belfry).
+ * - phases: the engine's debug line `browser check phases` (contextAndPage: waiting for a slot and the
+ *   context; step1…; final; close), medians over the timed checks, and what lies outside the check.
  * - memory: the resident memory of the browser's process tree (the Chromium descendants of this process,
  *   VmRSS summed from /proc/{pid}/status, and PSS from smaps_rollup, which splits shared pages) before the first check, at its peak during the checks (sampled every
  *   50 ms), right after them (warm, idle), and after the one-minute idle close (real time: up to 150 s).
@@ -23,11 +28,27 @@ import { createInterface } from 'node:readline';
 import { loadConfig } from '../../server/config';
 import { createServer } from '../../server/index';
 import { chromiumExecutable, chromiumStats } from '../../server/lib/chromium';
-import { BENCH_DIR, httpCall, percentile, quietLog, type Result, round, sleep } from './lib';
+import { createLogger } from '../../server/lib/log';
+import { BENCH_DIR, httpCall, median, percentile, type Result, round, sleep } from './lib';
 
 const CHECKS = Number(process.env.BENCH_BROWSER_CHECKS ?? 20);
 const WARMUP = 3;
-const IDLE_WAIT_MS = 150_000;
+/** `BENCH_BROWSER_IDLE=skip` leaves out the idle-close wait (while iterating on the check time). */
+const IDLE_WAIT_MS = process.env.BENCH_BROWSER_IDLE === 'skip' ? 0 : 150_000;
+
+/**
+ * The server's log: errors to stderr, and the engine's debug line `browser check phases` (ms per phase
+ * of one check: context, guard, page, step1…, close) kept for the breakdown.
+ */
+function phaseLog() {
+  const phases: Record<string, number>[] = [];
+  const log = createLogger('debug', (line) => {
+    const at = line.indexOf(' DEBUG browser check phases ');
+    if (at >= 0) phases.push(JSON.parse(line.slice(line.indexOf('{', at))) as Record<string, number>);
+    else if (/^\S+ ERROR /.test(line)) process.stderr.write(`${line}\n`);
+  });
+  return { log, phases };
+}
 
 /** Every descendant of `root` (children, grandchildren, …), from /proc/{pid}/stat's ppid field. */
 function descendants(root: number): number[] {
@@ -128,7 +149,8 @@ export async function run(): Promise<Result> {
       bcryptRounds: 4,
     },
   });
-  const server = await createServer(config, { log: quietLog });
+  const { log, phases } = phaseLog();
+  const server = await createServer(config, { log });
   if (!chromiumExecutable(server.ctx)) {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -208,6 +230,7 @@ export async function run(): Promise<Result> {
     const wall: number[] = [];
     const engine: number[] = [];
     const bare: number[] = [];
+    phases.length = 0;
     // Alternating, so Belfry and the reference see the same background load.
     for (let i = 0; i < CHECKS; i++) {
       const r = await check();
@@ -225,6 +248,8 @@ export async function run(): Promise<Result> {
     await sleep(500); // the process tree exits after the close
     const closedAfter = (performance.now() - idleStart) / 1000;
     const after = browserTreeMemory();
+    const names = [...new Set(phases.flatMap((p) => Object.keys(p)))];
+    const breakdown = names.map((n) => `${n} ${round(median(phases.map((p) => p[n] ?? 0)), 0)}`).join(', ');
     return {
       [`check-now, 3 steps, warm browser: p50 over ${CHECKS} checks (ms)`]: round(percentile(wall, 50)),
       [`check-now, 3 steps, warm browser: p95 over ${CHECKS} checks (ms, target ≤ 1500)`]: round(
@@ -232,6 +257,11 @@ export async function run(): Promise<Result> {
       ),
       'check-now, 3 steps, warm browser: max (ms)': round(Math.max(...wall)),
       'the check itself (responseTimeMs) p50 (ms)': round(percentile(engine, 50)),
+      'phases of the check, median (ms)': breakdown,
+      'outside the check (HTTP, engine, store) p50 (ms)': round(
+        median(wall.map((w, i) => w - engine[i]!)),
+        0,
+      ),
       'reference: bare playwright, same 3 steps, fresh context, same Chromium: p50 / p95 (ms)': `${round(
         percentile(bare, 50),
       )} / ${round(percentile(bare, 95))}`,

@@ -243,6 +243,25 @@ describe.skipIf(!hasChromium)('browser workflows in Chromium', () => {
     expect(await axeFindings(page)).toEqual([]);
     setOnBattery(t.server.ctx, false);
     await expect.poll(() => notice.count()).toBe(0);
+    // With the workflow paused no monitor changes status: only the power:changed frame can update the
+    // notice, well within the page's one-minute refresh and without a reload.
+    const dev = await token();
+    // the pause's own monitor:status_changed frame makes the notice read /power once: wait for that read
+    const pauseRead = page.waitForResponse((r) => new URL(r.url()).pathname === '/power');
+    const paused = await t.request('POST', `/browser-workflow/${wf.id}/pause`, { token: dev });
+    expect(paused.status).toBe(200);
+    await pauseRead;
+    expect(await notice.count()).toBe(0);
+    const loads = await page.evaluate(() => performance.getEntriesByType('navigation').length);
+    const url = page.url();
+    setOnBattery(t.server.ctx, true);
+    await expect
+      .poll(() => notice.textContent(), { timeout: 10_000 })
+      .toContain('On battery: browser workflows paused');
+    setOnBattery(t.server.ctx, false);
+    await expect.poll(() => notice.count(), { timeout: 10_000 }).toBe(0);
+    expect(page.url()).toBe(url);
+    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(loads);
   });
 });
 

@@ -88,9 +88,11 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
       .click();
     await page.getByRole('heading', { name: 'Email inboxes', level: 1 }).waitFor();
     await page.getByText('No inboxes yet.', { exact: false }).waitFor();
-    // The listener is off by default: the page says how to turn it on.
-    await page.getByText('How the SMTP listener is turned on').click();
-    expect(await page.getByText('BELFRY_SMTP_LISTEN=127.0.0.1:2525').isVisible()).toBe(true);
+    // This server's listener is on: the page says where it takes mail, and shows no "off" notice.
+    await expect
+      .poll(() => page.locator('.listener-on').textContent())
+      .toContain(`on 127.0.0.1:${smtpPort}.`);
+    expect(await page.getByRole('status', { name: 'SMTP listener off' }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'New inbox' }).click();
     const form = page.getByRole('form', { name: 'New inbox' });
@@ -348,5 +350,39 @@ describe.skipIf(!hasChromium)('email inboxes in Chromium', () => {
     await page.getByRole('heading', { name: 'Email inboxes', level: 1 }).waitFor();
     await page.getByText('No inboxes yet.', { exact: false }).waitFor();
     await expect(send('After', 'gone')).rejects.toThrow(/no such inbox/);
+  });
+
+  it('on a server without the listener, says it is off and how to turn it on, and no address receives', async () => {
+    const off = await startTestServer();
+    const other = await b.newPage();
+    try {
+      const dev = (await deviceToken(off, off.admin, 'setup')).token;
+      const appid = (await makeChannel(off, dev, { name: 'Router' })).id;
+      const made = await off.request('POST', '/email-inbox', {
+        token: dev,
+        json: { appid, name: 'Router mail', localPart: 'router' },
+      });
+      expect(made.status).toBe(200);
+      await signInToInbox(other.page, off.url, off.admin);
+      await other.page.goto(`${off.url}/inboxes`);
+      const notice = other.page.getByRole('status', { name: 'SMTP listener off' });
+      await expect
+        .poll(() => notice.textContent())
+        .toContain('The SMTP listener is off: these addresses cannot receive mail.');
+      expect(await notice.textContent()).toContain('--smtp-listen 127.0.0.1:2525');
+      expect(await notice.textContent()).toContain('--lan');
+      const row = other.page
+        .getByRole('list', { name: 'Inboxes' })
+        .getByRole('listitem', { name: 'Router mail' });
+      expect(await row.locator('.inbox-address').textContent()).toBe('router@localhost (not receiving)');
+      expect(await axeFindings(other.page)).toEqual([]);
+      // The inbox itself repeats the notice.
+      await row.getByRole('link', { name: 'Router mail' }).click();
+      await other.page.getByRole('heading', { name: 'Router mail', level: 1 }).waitFor();
+      await notice.waitFor();
+    } finally {
+      await other.context.close();
+      await off.close();
+    }
   });
 });

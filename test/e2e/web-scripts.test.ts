@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
+import { SourceMapGenerator } from 'source-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceToken, makeChannel } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
@@ -25,6 +26,8 @@ const chromeError = (at: number) => ({
     "TypeError: Cannot read properties of undefined (reading 'map')",
     '    at renderItems (https://shop.example.com/assets/app.3f9a8b7c1d.js:12:3456)',
     '    at HTMLButtonElement.onClick (https://shop.example.com/assets/app.3f9a8b7c1d.js:40:12)',
+    '    at Ki (https://cdn.example.net/react-dom.production.min.js:2:64231)',
+    '    at Ms (https://cdn.example.net/react-dom.production.min.js:2:112901)',
   ].join('\n'),
   url: PAGE,
   at: new Date(at).toISOString(),
@@ -189,6 +192,14 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
       await issueRow('TypeError: cart.total is not a function').locator('.ws-culprit').textContent(),
     ).toBe('checkout https://shop.example.com/assets/cart.js:7:15');
     expect(await issueRow('TypeError: Failed to fetch').locator('.ws-type').textContent()).toBe('rejection');
+    // Each row's sparkline: 24 hourly bars, this hour's the only one drawn (the server's clock is mid-hour).
+    const bars = chrome.getByRole('img', { name: /events an hour, last 24 hours/ });
+    expect(await bars.getAttribute('aria-label')).toBe(
+      `${CHROME_TITLE}: events an hour, last 24 hours: 2 in all`,
+    );
+    expect(await bars.locator('rect').count()).toBe(24);
+    expect(await bars.locator('rect.on').count()).toBe(1);
+    expect(await bars.locator('rect').nth(23).getAttribute('class')).toBe('on');
     await expect.poll(() => page.locator('.hb-title .hb-chip').textContent()).toBe('issues');
     // The sparkline counts the 4 errors and rejections of this hour.
     await expect
@@ -226,12 +237,50 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     await screenshot(page, 'web-scripts-detail');
   });
 
-  it('opens an issue with its culprit, breadcrumbs and the local analysis', async () => {
+  it('opens an issue with its source-mapped stack, breadcrumbs and the local analysis', async () => {
+    // A source map of the build the latest event came from: line 12, column 3456 is Items.tsx 31:5.
+    const g = new SourceMapGenerator({ file: 'app.js' });
+    g.addMapping({
+      generated: { line: 12, column: 3455 },
+      original: { line: 31, column: 4 },
+      source: 'webpack://shop/src/cart/Items.tsx',
+      name: 'renderItems',
+    });
+    const form = new FormData();
+    form.set('file', new Blob([g.toString()], { type: 'application/json' }), 'app.js.map');
+    form.set('url', 'https://shop.example.com/assets/app.0b1c2d3e4f.js');
+    expect(
+      (await t.request('POST', `/web-script/${ws.id}/sourcemaps`, { token: await token(), body: form }))
+        .status,
+    ).toBe(200);
+
     await issueRow(CHROME_TITLE).getByRole('link', { name: CHROME_TITLE }).click();
     await page.getByRole('heading', { name: CHROME_TITLE, level: 1 }).waitFor();
-    expect(await page.locator('.ws-stack').textContent()).toBe(
-      'at renderItems (https://shop.example.com/assets/app.3f9a8b7c1d.js:12:3456)',
+    const stack = page.getByRole('list', { name: 'Stack' });
+    const top = stack.locator('> li').first();
+    await expect
+      .poll(() => top.locator('.mono').first().textContent())
+      .toBe('at renderItems webpack://shop/src/cart/Items.tsx:31:5');
+    expect(await top.getAttribute('class')).toBe('ws-frame in-app');
+    expect(await top.locator('.ws-frame-min').textContent()).toBe(
+      'minified: renderItems https://shop.example.com/assets/app.0b1c2d3e4f.js:12:3456',
     );
+    expect(await top.getAttribute('title')).toBe(
+      'minified: https://shop.example.com/assets/app.0b1c2d3e4f.js:12:3456',
+    );
+    // No map covers the second frame: shown as printed, still the page's own code.
+    expect(await stack.locator('> li').nth(1).textContent()).toBe(
+      'at HTMLButtonElement.onClick https://shop.example.com/assets/app.0b1c2d3e4f.js:40:12',
+    );
+    // React from a CDN: two library frames, folded until asked for.
+    const libs = stack.locator('details.ws-libs');
+    expect(await libs.locator('summary').textContent()).toBe('2 library frames');
+    expect(await libs.locator('.ws-frame').first().isVisible()).toBe(false);
+    await libs.locator('summary').click();
+    expect(await libs.locator('.ws-frame').allTextContents()).toEqual([
+      'at Ki https://cdn.example.net/react-dom.production.min.js:2:64231',
+      'at Ms https://cdn.example.net/react-dom.production.min.js:2:112901',
+    ]);
     expect(await page.locator('.ws-url').textContent()).toBe(PAGE);
     await expect
       .poll(() => page.getByRole('list', { name: 'Breadcrumbs' }).getByRole('listitem').allTextContents())
@@ -351,15 +400,17 @@ describe.skipIf(!hasChromium)('web scripts in Chromium', () => {
     await expect
       .poll(() => maps.allTextContents())
       .toEqual([
+        // The map the issue view's test uploaded, then this one.
+        expect.stringMatching(/^https:\/\/shop.example.com\/assets\/app.0b1c2d3e4f.jsany release · /),
         expect.stringMatching(
           /^https:\/\/shop.example.com\/assets\/cart.jsrelease shop@1.4.2 · .* · 1 source · /,
         ),
       ]);
     await maps
-      .first()
+      .nth(1)
       .getByRole('button', { name: /^Delete the map of/ })
       .click();
-    await expect.poll(() => maps.count()).toBe(0);
+    await expect.poll(() => maps.count()).toBe(1);
 
     const old = ws.url!;
     await page.getByRole('button', { name: 'New token' }).click();

@@ -2,8 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import { parseHostPort } from '../../config';
 import type { AppContext } from '../../context';
+import { MailParsePool } from './parse-pool';
 import { mailDomain } from './present';
-import { deliverToInbox, parseMail } from './receive';
+import { deliverToInbox } from './receive';
 import { findInboxByLocalPart } from './store';
 
 /** §10: the largest mail (552 beyond it, the library's standard reply) and recipients per mail (452). */
@@ -26,20 +27,38 @@ export function localPartOf(address: string, domain: string): string | undefined
   return address.slice(0, at).toLowerCase();
 }
 
+/** `host:port` of the running listener of each server (a test process runs several). */
+const bound = new WeakMap<AppContext, string>();
+
+/**
+ * `GET /email-inbox/listener` (an extension, docs/api.md): whether this server takes mail now, where, and
+ * the domain of its inbox addresses; the UI says how to turn the listener on when it is off.
+ */
+export function listenerState(ctx: AppContext) {
+  const address = bound.get(ctx) ?? null;
+  return { enabled: address !== null, address, domain: mailDomain(ctx) };
+}
+
 /**
  * The inbound SMTP listener of email inboxes (`BELFRY_SMTP_LISTEN`, §10), built on smtp-server: the
  * protocol state machine, SIZE, dot-stuffing and line limits are the library's. No AUTH, no STARTTLS;
- * RCPT is checked against the mail domain and the inboxes; a mail is parsed once and recorded for each
- * accepted recipient inbox before the 250 (after the journal fsync, like every HTTP answer).
+ * RCPT is checked against the mail domain and the inboxes; a mail is parsed once (in a worker thread) and
+ * recorded for each accepted recipient inbox before the 250 (after the journal fsync, like every HTTP
+ * answer).
  */
 export class InboundSmtp {
   readonly server: SMTPServer;
+  /** MIME parsing off the main thread; a worker that dies fails its mail with a 451 (parse-pool.ts). */
+  readonly parser: MailParsePool;
   private port = 0;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly listen: string,
   ) {
+    this.parser = new MailParsePool({}, (why) =>
+      ctx.log.warn('email inbox: a mail parser worker stopped', { why }),
+    );
     this.server = new SMTPServer({
       name: 'belfry',
       banner: 'Belfry email inboxes',
@@ -83,7 +102,7 @@ export class InboundSmtp {
 
   private async receive(raw: Buffer, session: SMTPServerSession): Promise<void> {
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const mail = await parseMail(raw, envelopeFrom);
+    const mail = await this.parser.parse(raw, envelopeFrom);
     const domain = mailDomain(this.ctx);
     const seen = new Set<number>();
     for (const rcpt of session.envelope.rcptTo) {
@@ -105,6 +124,8 @@ export class InboundSmtp {
         this.server.server.off('error', reject);
         const addr = this.server.server.address() as AddressInfo;
         this.port = addr.port;
+        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        bound.set(this.ctx, `${host}:${addr.port}`);
         this.ctx.log.info('smtp listener started', { host: addr.address, port: addr.port });
         resolve({ host: addr.address, port: addr.port });
       });
@@ -116,7 +137,9 @@ export class InboundSmtp {
     return this.port;
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  async close(): Promise<void> {
+    bound.delete(this.ctx);
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.parser.close();
   }
 }

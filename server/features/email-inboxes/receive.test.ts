@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileUserRegex } from '../../lib/safe-regex';
 import { localPartOf } from './listener';
-import { cutUtf8, renderTitle } from './receive';
+import { renderTitle } from './receive';
 import { subjectPattern } from './service';
 
 describe('email inbox helpers', () => {
@@ -29,14 +29,6 @@ describe('email inbox helpers', () => {
     );
     // A replacement text with $ patterns is inserted as it is.
     expect(renderTitle('{{subject}}', { ...v, subject: "$& $' $1" })).toBe("$& $' $1");
-  });
-
-  it('cutUtf8 cuts at a byte limit without splitting a character', () => {
-    expect(cutUtf8('abc', 10)).toBe('abc');
-    expect(cutUtf8('ééé', 5)).toBe('éé');
-    expect(cutUtf8('a✓', 3)).toBe('a');
-    expect(cutUtf8('😀x', 4)).toBe('😀');
-    expect(cutUtf8('😀x', 3)).toBe('');
   });
 
   it('localPartOf lowercases our local parts and refuses other domains', () => {

@@ -1,5 +1,3 @@
-import { convert } from 'html-to-text';
-import { type AddressObject, simpleParser } from 'mailparser';
 import type { AppContext } from '../../context';
 import { compilePattern } from '../monitors/kinds/assertions';
 import { sendSourceMessage } from '../sources/messages';
@@ -12,66 +10,22 @@ export const EVENT_TEXT_BYTES = 64 * 1024;
 export const MESSAGE_TEXT_CHARS = 10_000;
 export const TITLE_CHARS = 1_000;
 export const NO_SUBJECT = '(no subject)';
-/** Subject and addresses stored with an event. */
-const SUBJECT_CHARS = 1_000;
-const ADDRESS_CHARS = 320;
+/** Subject and addresses stored with an event (parse-worker.ts cuts them). */
+export const SUBJECT_CHARS = 1_000;
+export const ADDRESS_CHARS = 320;
 
-/** What the SMTP listener hands over: one mail, parsed once for every recipient inbox. */
+/**
+ * What the SMTP listener hands over: one mail, parsed once (in a worker thread, parse-pool.ts) for every
+ * recipient inbox. MIME with mailparser: `text` is the text/plain part, else the HTML part converted with
+ * html-to-text (links kept as `text [url]`, images dropped), ≤ 64 KiB. Attachments are listed, never
+ * stored. `from` is the From header's address, else the envelope sender.
+ */
 export interface ReceivedMail {
   from: string;
   subject: string;
   text: string;
   attachments: Attachment[];
   size: number;
-}
-
-/** A UTF-8 string cut to at most `bytes` bytes, never in the middle of a character. */
-export function cutUtf8(s: string, bytes: number): string {
-  const buf = Buffer.from(s, 'utf8');
-  if (buf.length <= bytes) return s;
-  let end = bytes;
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.subarray(0, end).toString('utf8');
-}
-
-function firstAddress(a: AddressObject | AddressObject[] | undefined): string | undefined {
-  const list = a === undefined ? [] : Array.isArray(a) ? a : [a];
-  for (const o of list) for (const v of o.value) if (v.address) return v.address;
-  return undefined;
-}
-
-/**
- * MIME with mailparser (headers, encodings, multipart): `text` is the text/plain part, else the HTML part
- * converted with html-to-text (links kept as `text [url]`, images dropped), ≤ 64 KiB. Attachments are
- * listed, never stored. `from` is the From header's address, else the envelope sender.
- */
-export async function parseMail(raw: Buffer, envelopeFrom: string): Promise<ReceivedMail> {
-  const parsed = await simpleParser(raw, {
-    skipHtmlToText: true,
-    skipTextToHtml: true,
-    skipImageLinks: true,
-  });
-  let text = parsed.text ?? '';
-  if (text.trim() === '' && typeof parsed.html === 'string')
-    text = convert(parsed.html, {
-      wordwrap: false,
-      selectors: [
-        { selector: 'img', format: 'skip' },
-        { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      ],
-    });
-  const from = (firstAddress(parsed.from) ?? envelopeFrom).slice(0, ADDRESS_CHARS);
-  return {
-    from,
-    subject: (parsed.subject ?? '').trim().slice(0, SUBJECT_CHARS),
-    text: cutUtf8(text.trim(), EVENT_TEXT_BYTES),
-    attachments: parsed.attachments.map((a) => ({
-      filename: a.filename ?? null,
-      size: a.size,
-      contentType: a.contentType,
-    })),
-    size: raw.length,
-  };
 }
 
 // ---- rules

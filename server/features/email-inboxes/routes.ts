@@ -5,6 +5,7 @@ import { RouteTable } from '../../http/routes';
 import { idParam, parseBody, parseQuery } from '../../http/validate';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../lib/limits';
 import { pageRequest } from '../messages/routes';
+import { listenerState } from './listener';
 import { presentEvent, presentInbox, presentRule } from './present';
 import {
   changeInbox,
@@ -68,6 +69,7 @@ export function inboxRoutes(ctx: AppContext): RouteTable {
     ruleFromEvent(ctx, principalOf(req), idParam(req, 'eid'), parseBody(req, fromEventBody).save ?? false),
   );
 
+  t.get('/email-inbox/listener', TOK, () => listenerState(ctx));
   t.get('/email-inbox', TOK, (req) =>
     listInboxes(ctx, principalOf(req), parseQuery(req, listQuery).appid).map((r) => presentInbox(ctx, r)),
   );

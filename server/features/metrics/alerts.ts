@@ -89,16 +89,30 @@ function fire(
       : alert.condition === 'absent'
         ? `${alert.metric}${tags} sent no data for ${alert.for_sec} s`
         : `${alert.metric}${tags} is ${value} (${alert.condition} ${threshold} for ${alert.for_sec} s)`;
-  send(ctx, source, alert, 'firing', { title, message: text, priority: alert.priority, date: at });
+  send(
+    ctx,
+    source,
+    alert,
+    'firing',
+    { title, message: text, priority: alert.priority, date: at },
+    series.value,
+  );
 }
 
 function resolve(ctx: AppContext, source: SourceRow, alert: AlertRow, p: EvalPoint, at: number): void {
-  send(ctx, source, alert, 'resolved', {
-    title: `${source.name}: ${alert.metric} is back to normal`,
-    message: `${alert.metric}${formatTags(p.tags)} is ${p.value}`,
-    priority: RECOVERY_PRIORITY,
-    date: at,
-  });
+  send(
+    ctx,
+    source,
+    alert,
+    'resolved',
+    {
+      title: `${source.name}: ${alert.metric} is back to normal`,
+      message: `${alert.metric}${formatTags(p.tags)} is ${p.value}`,
+      priority: RECOVERY_PRIORITY,
+      date: at,
+    },
+    p.value,
+  );
 }
 
 function send(
@@ -107,10 +121,59 @@ function send(
   alert: AlertRow,
   event: 'firing' | 'resolved',
   m: { title: string; message: string; priority: number; date: number },
+  value: number | null,
 ): void {
   // Covered by a maintenance window: no firing or resolved message; the state change stands (§0.4).
-  if (isCovered(ctx, { kind: KIND, id: source.id, appid: source.channel_id })) return;
-  sendSourceMessage(ctx, ref(source), event, { ...m, sourceFields: { alertId: alert.id } });
+  const messageId = isCovered(ctx, { kind: KIND, id: source.id, appid: source.channel_id })
+    ? null
+    : sendSourceMessage(ctx, ref(source), event, { ...m, sourceFields: { alertId: alert.id } });
+  const frame: AlertFrame = {
+    appid: source.channel_id,
+    kind: 'metric:alert',
+    data: {
+      id: source.id,
+      name: source.name,
+      alertId: alert.id,
+      metric: alert.metric,
+      event,
+      state: event === 'firing' ? 'firing' : 'ok',
+      value,
+      messageId,
+    },
+    at: m.date,
+  };
+  if (collecting) collecting.push(frame);
+  else ctx.bus.emit('source:event', frame);
+}
+
+interface AlertFrame {
+  appid: number;
+  kind: 'metric:alert';
+  data: Record<string, unknown>;
+  at: number;
+}
+
+/** The transitions of the transaction running now (see withAlertFrames). */
+let collecting: AlertFrame[] | null = null;
+
+/**
+ * Runs `work` (a transaction that may fire or resolve alerts) and then publishes its transitions as
+ * `metric:alert` service frames (`source:event`), in order; none when it throws (rolled back). The hub
+ * sends them after the journal fsync, behind the firing/resolved messages they name.
+ */
+export function withAlertFrames<T>(ctx: AppContext, work: () => T): T {
+  const outer = collecting;
+  const mine: AlertFrame[] = [];
+  collecting = mine;
+  let out: T;
+  try {
+    out = work();
+  } finally {
+    collecting = outer;
+  }
+  if (outer) outer.push(...mine);
+  else for (const f of mine) ctx.bus.emit('source:event', f);
+  return out;
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -276,26 +339,29 @@ export function runDueAlerts(ctx: AppContext, now: number): void {
     const rows = dueAlerts(ctx.db, now, DUE_BATCH);
     if (rows.length === 0) return;
     const changed = new Set<number>();
-    ctx.db.transaction(() => {
-      for (const alert of rows) {
-        const source = findSource(ctx.db, alert.source_id)!;
-        const s = stateOf(alert);
-        const before = source.status;
-        if (source.status === 'paused' || alert.enabled !== 1) s.due_at = null;
-        else if (alert.condition === 'absent') {
-          const deadline = absentDeadline(alert);
-          s.due_at = null;
-          if (s.state === 'ok' && deadline <= now) {
-            s.state = 'firing';
-            s.since = deadline;
-            fire(ctx, source, alert, { tags: alert.tags, value: null }, deadline);
-          } else if (s.state === 'ok') s.due_at = deadline;
-        } else settleBreaches(ctx, source, alert, s, breachesOf(ctx.db, alert.id), now, alert.due_at ?? now);
-        writeAlertState(ctx.db, alert.id, s);
-        refreshStatus(ctx, source, now);
-        if (findSource(ctx.db, source.id)!.status !== before) changed.add(source.channel_id);
-      }
-    });
+    withAlertFrames(ctx, () =>
+      ctx.db.transaction(() => {
+        for (const alert of rows) {
+          const source = findSource(ctx.db, alert.source_id)!;
+          const s = stateOf(alert);
+          const before = source.status;
+          if (source.status === 'paused' || alert.enabled !== 1) s.due_at = null;
+          else if (alert.condition === 'absent') {
+            const deadline = absentDeadline(alert);
+            s.due_at = null;
+            if (s.state === 'ok' && deadline <= now) {
+              s.state = 'firing';
+              s.since = deadline;
+              fire(ctx, source, alert, { tags: alert.tags, value: null }, deadline);
+            } else if (s.state === 'ok') s.due_at = deadline;
+          } else
+            settleBreaches(ctx, source, alert, s, breachesOf(ctx.db, alert.id), now, alert.due_at ?? now);
+          writeAlertState(ctx.db, alert.id, s);
+          refreshStatus(ctx, source, now);
+          if (findSource(ctx.db, source.id)!.status !== before) changed.add(source.channel_id);
+        }
+      }),
+    );
     for (const appid of changed) statusChanged(ctx, appid);
     if (rows.length < DUE_BATCH) return;
   }

@@ -3,7 +3,7 @@ import { errors } from '../../http/errors';
 import { RATE_WINDOW_MS } from '../../lib/limits';
 import { tokenDigest, tokenPrefix } from '../../lib/tokens';
 import { statusChanged } from '../sources/messages';
-import { type EvalPoint, evaluatePoints, refreshStatus } from './alerts';
+import { type EvalPoint, evaluatePoints, refreshStatus, withAlertFrames } from './alerts';
 import {
   INGESTS_PER_MINUTE,
   type ParsedBody,
@@ -154,22 +154,24 @@ export function ingest(ctx: AppContext, token: string, input: IngestBody): Inges
   if (kept.length === 0) throw errors.badRequest(rejected[0]?.error ?? 'metrics: no point accepted');
 
   const before = source.status;
-  const inserted = ctx.db.transaction(() => {
-    const created = fresh.size === 0 ? [] : insertSeries(ctx.db, source.id, [...fresh.values()], now);
-    const createdIds = new Map<string, number>();
-    for (const r of created) createdIds.set(seriesKey(r.name, r.tags), r.id);
-    for (const i of kept) if (freshAt[i] !== undefined) ids[i] = createdIds.get(freshAt[i]!)!;
-    writePoints(ctx, points, ids, kept, now);
-    if (parsed.help && parsed.help.size > 0) describeKnown(ctx, points, ids, kept, parsed.help, createdIds);
-    touchSource(ctx.db, source.id, now);
-    const evalPoints: EvalPoint[] = kept.map((i) => {
-      const p = points[i]!;
-      return { seriesId: ids[i]!, name: p.name, tags: p.tags, value: p.value, at: p.at };
-    });
-    evaluatePoints(ctx, source, evalPoints, now);
-    refreshStatus(ctx, { ...source, last_check_at: now }, now);
-    return createdIds;
-  });
+  const inserted = withAlertFrames(ctx, () =>
+    ctx.db.transaction(() => {
+      const created = fresh.size === 0 ? [] : insertSeries(ctx.db, source.id, [...fresh.values()], now);
+      const createdIds = new Map<string, number>();
+      for (const r of created) createdIds.set(seriesKey(r.name, r.tags), r.id);
+      for (const i of kept) if (freshAt[i] !== undefined) ids[i] = createdIds.get(freshAt[i]!)!;
+      writePoints(ctx, points, ids, kept, now);
+      if (parsed.help && parsed.help.size > 0) describeKnown(ctx, points, ids, kept, parsed.help, createdIds);
+      touchSource(ctx.db, source.id, now);
+      const evalPoints: EvalPoint[] = kept.map((i) => {
+        const p = points[i]!;
+        return { seriesId: ids[i]!, name: p.name, tags: p.tags, value: p.value, at: p.at };
+      });
+      evaluatePoints(ctx, source, evalPoints, now);
+      refreshStatus(ctx, { ...source, last_check_at: now }, now);
+      return createdIds;
+    }),
+  );
   for (const [key, id] of inserted) known.set(key, id);
   ctx.due.poke();
   if (findSource(ctx.db, source.id)?.status !== before) statusChanged(ctx, source.channel_id);

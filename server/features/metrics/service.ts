@@ -244,12 +244,14 @@ export function readSeries(
   if ((last - first) / size + 1 > SERIES_QUERY_MAX_BUCKETS)
     throw errors.badRequest(`from: at most ${SERIES_QUERY_MAX_BUCKETS} buckets`);
   const rows = rollupsOf(ctx, series.id, size, first, last);
-  return {
+  const head = JSON.stringify({
     metric: presentSeries(series),
     bucket: name,
     from: rfc3339(first),
     to: rfc3339(to),
-    points: rows.map((r) => ({
+  });
+  const points = JSON.stringify(
+    rows.map((r) => ({
       at: rfc3339(r.bucket),
       min: r.min,
       max: r.max,
@@ -257,8 +259,17 @@ export function readSeries(
       last: r.last,
       count: r.count,
     })),
+  );
+  // `points` is ASCII (dates, numbers, fixed keys): its UTF-8 length is its length, so only the small head
+  // is measured, not the ~160 kB of a 1,440-bucket answer.
+  return {
+    text: `${head.slice(0, -1)},"points":${points}}`,
+    bytes: Buffer.byteLength(head) + POINTS_KEY_BYTES + points.length,
   };
 }
+
+/** `,"points":` in place of the head's closing `}`, which comes back after the points. */
+const POINTS_KEY_BYTES = ',"points":'.length;
 
 /**
  * Every bucket is answered from its rollup: ingest folds each point into its 1 m, 1 h and 1 d bucket

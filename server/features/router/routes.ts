@@ -9,6 +9,7 @@ import { type LeanRequest, RouteTable } from '../../http/routes';
 import { idParam, isJson, parseBody } from '../../http/validate';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../lib/limits';
 import { pageRequest } from '../messages/routes';
+import { ingestBatched } from './batch';
 import { presentEvent, presentRouter, presentRule } from './present';
 import {
   changeRouter,
@@ -18,7 +19,6 @@ import {
   ensureRouter,
   getEvent,
   type IngestInput,
-  ingest,
   listEvents,
   listRoutedMessages,
   listRulesOf,
@@ -185,7 +185,7 @@ export function routerRoutes(ctx: AppContext): RouteTable {
     PREFIX,
     (req) => {
       const { token, rest } = splitPath(req.path);
-      return ingest(ctx, token, leanInput(req, rest));
+      return ingestBatched(ctx, token, leanInput(req, rest));
     },
     CORS,
   );
@@ -193,7 +193,7 @@ export function routerRoutes(ctx: AppContext): RouteTable {
     openCors(res);
     if (req.method === 'HEAD') throw errors.routeNotFound('HEAD', req.path);
     const { token, rest } = splitPath(req.path);
-    return ingest(ctx, token, expressInput(req as RouterRequest, rest));
+    return ingestBatched(ctx, token, expressInput(req as RouterRequest, rest));
   };
   const reader = readRawBody(ctx.config.bodyLimitBytes);
   for (const path of ['/router/:token', '/router/:token/*path']) {

@@ -230,11 +230,14 @@ export function createRule(ctx: AppContext, p: Principal, input: RuleInput): Rul
 
 export function changeRule(ctx: AppContext, p: Principal, id: number, input: RuleInput): RuleRow {
   const row = ownRule(ctx, p, id);
+  // Enabling a rule checks its channel again: one the owner lost `send` on stays off until `appid`
+  // is changed (§0.3, like resuming a paused source).
+  const enabling = input.enabled === true && row.enabled !== 1;
   const fields: RuleFields = {
     channelId:
-      input.appid === undefined || input.appid === row.channel_id
+      (input.appid === undefined || input.appid === row.channel_id) && !enabling
         ? row.channel_id
-        : routableChannel(ctx, p, input.appid, 'appid'),
+        : routableChannel(ctx, p, input.appid ?? row.channel_id, 'appid'),
     name: input.name ?? row.name,
     pathPattern: input.pathPattern === undefined ? row.path_pattern : checkPattern(input.pathPattern),
     method: input.method === undefined ? row.method : input.method,
@@ -479,6 +482,11 @@ export interface IngestInput {
   size: number;
 }
 
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 export interface IngestAnswer {
   id: number;
   matchedRuleId: number | null;
@@ -550,7 +558,7 @@ export function ingest(ctx: AppContext, token: string, input: IngestInput): Inge
       userId: router.user_id,
       path: input.path,
       method: input.method,
-      query: JSON.stringify(input.query),
+      query: isEmpty(input.query) ? '{}' : JSON.stringify(input.query),
       headers: JSON.stringify(headers),
       bodyKind: input.bodyKind,
       body: input.bodyText,

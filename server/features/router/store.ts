@@ -200,18 +200,24 @@ export interface EventInsert {
   messageId: number | null;
 }
 
+/**
+ * The headers and body (up to 64 KiB) go in as UTF-8 bytes, cast to TEXT by SQLite: sql.js would
+ * otherwise encode each string to UTF-8 in a JavaScript loop (twice: to measure, then to copy), and the
+ * journal copies bytes as they are. A string that is not well-formed UTF-16 (a lone surrogate) is
+ * stored with U+FFFD in its place, as every other UTF-8 encoder in the server writes it.
+ */
 export function insertEvent(db: Db, e: EventInsert): number {
   return db.run(
     `INSERT INTO router_events (user_id, path, method, query, headers, body_kind, body, size, received_at, rule_id,
-       channel_id, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       channel_id, message_id) VALUES (?, ?, ?, ?, CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)`,
     [
       e.userId,
       e.path,
       e.method,
       e.query,
-      e.headers,
+      Buffer.from(e.headers, 'utf8'),
       e.bodyKind,
-      e.body,
+      e.body === null ? null : Buffer.from(e.body, 'utf8'),
       e.size,
       e.receivedAt,
       e.ruleId,

@@ -4,7 +4,7 @@ import type { Feature, FeatureHooks } from '../index';
 import { registerSourceKind, type SourceSummary } from '../sources/registry';
 import { webScriptRoutes } from './routes';
 import { KIND, pauseLostRecipients } from './service';
-import { findScript, pruneStats, type ScriptRow, scriptsOfChannels } from './store';
+import { findScript, pruneIssueHours, pruneStats, type ScriptRow, scriptsOfChannels } from './store';
 
 function summary(row: ScriptRow): SourceSummary {
   return {
@@ -30,8 +30,10 @@ function init(ctx: AppContext, hooks: FeatureHooks): void {
       return row ? summary(row) : undefined;
     },
   });
-  // Counters: 1 m buckets 7 days, 1 h 90 days, 1 d 2 years (store.ts STATS_KEEP_MS).
-  hooks.retention.register('web-scripts', (c) => c.db.transaction(() => pruneStats(c.db, c.clock.now())));
+  // Counters: 1 m buckets 7 days, 1 h 90 days, 1 d 2 years (store.ts STATS_KEEP_MS); issue hours 2 days.
+  hooks.retention.register('web-scripts', (c) =>
+    c.db.transaction(() => pruneStats(c.db, c.clock.now()) + pruneIssueHours(c.db, c.clock.now())),
+  );
   ctx.bus.on('share:changed', ({ appid }) => pauseLostRecipients(ctx, appid));
 }
 

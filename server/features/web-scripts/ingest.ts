@@ -8,6 +8,7 @@ import { KIND, refreshStatus } from './service';
 import { SNIPPET_SOURCE } from './snippet/source';
 import { resolveFrames } from './sourcemaps';
 import {
+  addIssueHours,
   addStats,
   bumpIssue,
   EVENTS_PER_ISSUE,
@@ -19,6 +20,7 @@ import {
   insertIssue,
   issueByFingerprint,
   mapsOfScript,
+  RES_1H,
   type ScriptRow,
   type StatDelta,
   touchScript,
@@ -298,6 +300,8 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
   const flat: (string | number | null)[] = [];
   const byFp = new Map<string, number>();
   const found = new Map<number, IssueRow>();
+  /** `issueId:hourStart` → events (the sparklines). */
+  const hours = new Map<string, number>();
   for (const g of grouped) {
     const e = g.e;
     if (e.type === 'error') delta.errors = (delta.errors ?? 0) + 1;
@@ -338,6 +342,8 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
     }
     t.count++;
     if (e.at >= t.last.at) t.last = e;
+    const hour = `${id}:${e.at - (e.at % RES_1H)}`;
+    hours.set(hour, (hours.get(hour) ?? 0) + 1);
     flat.push(id, e.at, e.message, e.stack, e.url, e.release, e.userAgent, JSON.stringify(e.breadcrumbs));
   }
   for (let i = 0; i < flat.length; i += 8 * 50)
@@ -359,6 +365,13 @@ function store(ctx: AppContext, script: ScriptRow, batch: Batch, grouped: Groupe
     )
       trimEvents(ctx.db, id);
   }
+  addIssueHours(
+    ctx.db,
+    [...hours].map(([k, n]) => {
+      const [issue, hour] = k.split(':');
+      return [Number(issue), Number(hour), n] as const;
+    }),
+  );
   addStats(ctx.db, script.id, now, delta);
   touchScript(ctx.db, script.id, now);
   const changed = refreshStatus(ctx, script.id, now);

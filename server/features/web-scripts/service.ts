@@ -8,6 +8,7 @@ import { findChannel } from '../channels/store';
 import { forgetSource, recordStatus } from '../history/service';
 import { maySend, sourcesInView, writableChannel } from '../sources/access';
 import { statusChanged } from '../sources/messages';
+import { framesOfEvent } from './stack';
 import {
   addStats,
   countScriptsOfUser,
@@ -18,6 +19,7 @@ import {
   type IssueRow,
   type IssueStatus,
   insertScript,
+  issueHours,
   issuesOfScript,
   latestEvent,
   RES_1D,
@@ -209,9 +211,27 @@ export function presentIssue(i: IssueRow) {
   };
 }
 
+/** Hours of a list row's sparkline: the 24 UTC hours ending with the one that holds now. */
+export const SPARKLINE_HOURS = 24;
+
+/**
+ * The issues list (§9.2) with each row's `sparkline` (an extension): events an hour over the last 24 hours,
+ * oldest first, read for the whole page in one query.
+ */
 export function listIssues(ctx: AppContext, p: Principal, id: number, status: IssueStatus | 'all') {
   const script = ownScript(ctx, p, id);
-  return issuesOfScript(ctx.db, script.id, status, ISSUES_LISTED_MAX).map(presentIssue);
+  const rows = issuesOfScript(ctx.db, script.id, status, ISSUES_LISTED_MAX);
+  const last = Math.floor(ctx.clock.now() / RES_1H) * RES_1H;
+  const first = last - (SPARKLINE_HOURS - 1) * RES_1H;
+  const spark = new Map<number, number[]>(rows.map((r) => [r.id, new Array(SPARKLINE_HOURS).fill(0)]));
+  for (const h of issueHours(
+    ctx.db,
+    rows.map((r) => r.id),
+    first,
+    last,
+  ))
+    spark.get(h.issue_id)![(h.bucket - first) / RES_1H] = h.count;
+  return rows.map((r) => ({ ...presentIssue(r), sparkline: spark.get(r.id)! }));
 }
 
 export function issueCount(ctx: AppContext, p: Principal, id: number) {
@@ -243,12 +263,14 @@ export interface Breadcrumb {
   message: string;
 }
 
-export function breadcrumbs(ctx: AppContext, p: Principal, id: number, iid: number) {
-  const { issue } = ownIssue(ctx, p, id, iid);
+/** The latest event's breadcrumbs (§9.2) and, as an extension, its whole stack (stack.ts). */
+export async function breadcrumbs(ctx: AppContext, p: Principal, id: number, iid: number) {
+  const { script, issue } = ownIssue(ctx, p, id, iid);
   const e = latestEvent(ctx.db, issue.id);
   return {
     eventAt: rfc3339OrNull(e?.at),
     breadcrumbs: e ? (JSON.parse(e.breadcrumbs) as Breadcrumb[]) : [],
+    frames: await framesOfEvent(ctx, script.id, e),
   };
 }
 

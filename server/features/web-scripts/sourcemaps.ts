@@ -65,6 +65,26 @@ function pick(maps: readonly SourceMapRow[], file: string, release: string): Sou
   return any;
 }
 
+/** Each frame's original position where a map covers it, else null (same order as `frames`). */
+export async function originalsOf(
+  ctx: AppContext,
+  scriptId: number,
+  frames: readonly Frame[],
+  release: string | undefined,
+  maps: readonly SourceMapRow[] = mapsOfScript(ctx.db, scriptId),
+): Promise<(Frame | null)[]> {
+  if (maps.length === 0) return frames.map(() => null);
+  const out: (Frame | null)[] = [];
+  for (const f of frames) {
+    const row = pick(maps, f.file, release ?? '');
+    const map = row ? await consumer(ctx, row.id) : null;
+    const pos = map?.originalPositionFor({ line: f.line, column: Math.max(0, f.col - 1) });
+    if (!pos || pos.source === null || pos.line === null) out.push(null);
+    else out.push({ fn: pos.name ?? f.fn, file: pos.source, line: pos.line, col: (pos.column ?? 0) + 1 });
+  }
+  return out;
+}
+
 /** The frames in original coordinates where a map covers them. */
 export async function resolveFrames(
   ctx: AppContext,
@@ -74,22 +94,8 @@ export async function resolveFrames(
   maps: readonly SourceMapRow[] = mapsOfScript(ctx.db, scriptId),
 ): Promise<Frame[]> {
   if (maps.length === 0 || frames.length === 0) return [...frames];
-  const out: Frame[] = [];
-  for (const f of frames) {
-    const row = pick(maps, f.file, release ?? '');
-    const map = row ? await consumer(ctx, row.id) : null;
-    if (!map) {
-      out.push(f);
-      continue;
-    }
-    const pos = map.originalPositionFor({ line: f.line, column: Math.max(0, f.col - 1) });
-    if (pos.source === null || pos.line === null) {
-      out.push(f);
-      continue;
-    }
-    out.push({ fn: pos.name ?? f.fn, file: pos.source, line: pos.line, col: (pos.column ?? 0) + 1 });
-  }
-  return out;
+  const originals = await originalsOf(ctx, scriptId, frames, release, maps);
+  return frames.map((f, i) => originals[i] ?? f);
 }
 
 /** What a `file` upload must be: a source map v3 (plain or indexed). Returns its parsed JSON or undefined. */

@@ -267,6 +267,42 @@ export function latestEvent(db: Db, issueId: number): EventRow | undefined {
   );
 }
 
+// ---------------------------------------------------------------- events an hour per issue (sparklines)
+
+/** Hours kept per issue: the 24 of a sparkline and a day of slack. */
+export const ISSUE_HOURS_KEEP_MS = 2 * 86_400_000;
+
+/** Adds `[issueId, hourStart, count]` triples. */
+export function addIssueHours(db: Db, triples: readonly (readonly [number, number, number])[]): void {
+  for (let i = 0; i < triples.length; i += 100) {
+    const part = triples.slice(i, i + 100);
+    db.run(
+      `INSERT INTO web_script_issue_hours (issue_id, bucket, count) VALUES ${part.map(() => '(?, ?, ?)').join(', ')}
+       ON CONFLICT (issue_id, bucket) DO UPDATE SET count = count + excluded.count`,
+      part.flat(),
+    );
+  }
+}
+
+/** The hours in [first, last] of these issues, in one query. */
+export function issueHours(
+  db: Db,
+  issueIds: readonly number[],
+  first: number,
+  last: number,
+): { issue_id: number; bucket: number; count: number }[] {
+  if (issueIds.length === 0) return [];
+  return db.all(
+    `SELECT issue_id, bucket, count FROM web_script_issue_hours
+     WHERE issue_id IN (${issueIds.map(() => '?').join(',')}) AND bucket >= ? AND bucket <= ?`,
+    [...issueIds, first, last],
+  );
+}
+
+export function pruneIssueHours(db: Db, now: number): number {
+  return db.run('DELETE FROM web_script_issue_hours WHERE bucket < ?', [now - ISSUE_HOURS_KEEP_MS]).changes;
+}
+
 // ---------------------------------------------------------------- analyses
 
 export function findAnalysis(db: Db, issueId: number): AnalysisRow | undefined {

@@ -19,6 +19,7 @@ import {
   updateInbox,
 } from './api';
 import { InboxForm } from './InboxForm';
+import { ListenerNotice, useListener } from './Listener';
 import { MailList, MailView } from './Mails';
 import { RuleEditor } from './RuleEditor';
 import { RuleList } from './Rules';
@@ -27,24 +28,6 @@ import type { EmailInbox, InboxRule, MailEvent } from './types';
 /** How often an open inbox asks for new mail (dropped mail reaches no channel socket). */
 const POLL_MS = 3000;
 const MAIL_LIMIT = 50;
-
-/** How mail gets here; the server does not say whether its SMTP listener is on, so this is always shown. */
-function SmtpHint() {
-  return (
-    <details className="card smtp-hint">
-      <summary>Not receiving mail? How the SMTP listener is turned on</summary>
-      <p>
-        Belfry takes mail only when its SMTP listener is on, which it is not by default. Start the server with{' '}
-        <code>BELFRY_SMTP_LISTEN=127.0.0.1:2525</code> (or <code>--smtp-listen 127.0.0.1:2525</code>): any{' '}
-        <code>host:port</code>. The listener has no login, so a host other than loopback (
-        <code>0.0.0.0:25</code> to take mail from the network) also needs LAN mode, <code>--lan</code>.{' '}
-        <code>BELFRY_MAIL_DOMAIN</code> (<code>--mail-domain</code>) sets the domain of the addresses shown
-        here; point its MX record at this machine. Mail up to 10 MiB is taken; addresses that are not an inbox
-        are refused.
-      </p>
-    </details>
-  );
-}
 
 /**
  * Email inboxes (issue 18, wire-families §10): the list (`/inboxes`, `?channel=` filters), the create
@@ -58,6 +41,7 @@ export default function EmailInboxes() {
   const creating = search.get('new') === '1';
   const [channels, setChannels] = useState<Channel[]>([]);
   const [list, setList] = useState<EmailInbox[] | null>(null);
+  const listener = useListener();
   const load = useAction();
 
   const loadChannels = useCallback(async () => {
@@ -131,7 +115,7 @@ export default function EmailInboxes() {
       </p>
       <ChannelFilter id="inboxes-channel-filter" path="/inboxes" channels={channels} value={channelFilter} />
       <ErrorText error={load.error} />
-      <SmtpHint />
+      <ListenerNotice state={listener} />
       {list && list.length === 0 ? (
         <p className="empty">
           {channelFilter
@@ -152,7 +136,13 @@ export default function EmailInboxes() {
             <dl className="hb-facts">
               <div>
                 <dt>Address</dt>
-                <dd className="mono inbox-address">{s.address}</dd>
+                {listener?.enabled === false ? (
+                  <dd className="inbox-address off">
+                    <span className="mono">{s.address}</span> <span className="hint">(not receiving)</span>
+                  </dd>
+                ) : (
+                  <dd className="mono inbox-address">{s.address}</dd>
+                )}
               </div>
               <div>
                 <dt>Last mail</dt>
@@ -181,6 +171,7 @@ function InboxDetail({
   const ruleParam = search.get('rule');
   const fromId = Number(search.get('from')) || null;
   const [inbox, setInbox] = useState<EmailInbox | null>(null);
+  const listener = useListener();
   const [rules, setRules] = useState<InboxRule[]>([]);
   const [mails, setMails] = useState<MailEvent[] | null>(null);
   const [editing, setEditing] = useState(false);
@@ -330,7 +321,7 @@ function InboxDetail({
           onCancel={() => setEditing(false)}
         />
       ) : null}
-      <SmtpHint />
+      <ListenerNotice state={listener} />
       <section className="card stack" aria-labelledby="inbox-rules-title">
         <div className="pane-head">
           <h2 id="inbox-rules-title">Rules</h2>

@@ -6,6 +6,7 @@ import type {
   FromMailAnswer,
   InboxRule,
   InboxRuleInput,
+  ListenerState,
   MailEvent,
   MailEventPage,
 } from './types';
@@ -16,6 +17,9 @@ export const createInbox = (body: EmailInboxInput) => post<EmailInbox>('/email-i
 export const updateInbox = (id: number, body: Partial<EmailInboxInput>) =>
   put<EmailInbox>(`/email-inbox/${id}`, body);
 export const deleteInbox = (id: number) => del(`/email-inbox/${id}`);
+
+/** Whether the SMTP listener runs (Belfry's addition). */
+export const getListener = () => get<ListenerState>('/email-inbox/listener');
 
 export const getMail = (eventId: number) => get<MailEvent>(`/email-inbox/event/${eventId}`);
 export const listMail = (inboxId: number, limit: number) =>

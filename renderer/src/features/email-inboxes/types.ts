@@ -96,3 +96,11 @@ export interface InboxRuleInput {
 export interface FromMailAnswer {
   rule: Partial<InboxRule> & Pick<InboxRule, 'match' | 'action'>;
 }
+
+/** `GET /email-inbox/listener` (Belfry's addition): the SMTP listener of this server. */
+export interface ListenerState {
+  enabled: boolean;
+  /** `host:port` it is bound to; null when off. */
+  address: string | null;
+  domain: string;
+}

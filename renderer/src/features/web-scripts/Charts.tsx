@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { get, query } from '../../api/client';
 import { ErrorText, useAction } from '../../components/ui';
@@ -15,16 +15,66 @@ export function Sparkline({ values, label }: { values: number[]; label: string }
     .map((v, i) => `${i ? 'L' : 'M'}${(i * step).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`)
     .join(' ');
   return (
+    <SparkSvg className="ws-spark" w={w} h={h} label={label}>
+      {values.length ? <path d={d} fill="none" stroke="var(--danger)" strokeWidth={1.5} /> : null}
+    </SparkSvg>
+  );
+}
+
+/** The frame of a small chart: a w×h SVG that stretches to its box, named for screen readers. */
+function SparkSvg({
+  className,
+  w,
+  h,
+  label,
+  children,
+}: {
+  className: string;
+  w: number;
+  h: number;
+  label: string;
+  children: ReactNode;
+}) {
+  return (
     <svg
-      className="ws-spark"
+      className={className}
       viewBox={`0 0 ${w} ${h}`}
       role="img"
       aria-label={label}
       preserveAspectRatio="none"
     >
       <title>{label}</title>
-      {values.length ? <path d={d} fill="none" stroke="var(--danger)" strokeWidth={1.5} /> : null}
+      {children}
     </svg>
+  );
+}
+
+/**
+ * Counts per bucket as small bars, one a bucket (an empty bucket a thin baseline, so the bars can be
+ * counted and the gaps seen); its accessible name says what it shows.
+ */
+export function SparkBars({ values, label }: { values: number[]; label: string }) {
+  const w = 96;
+  const h = 24;
+  const max = Math.max(1, ...values);
+  const bw = values.length ? w / values.length : 0;
+  return (
+    <SparkSvg className="ws-spark ws-bars" w={w} h={h} label={label}>
+      {values.map((v, i) => {
+        const bh = v > 0 ? Math.max(2, (v / max) * (h - 2)) : 1;
+        return (
+          <rect
+            // biome-ignore lint/suspicious/noArrayIndexKey: one bar a bucket, in bucket order
+            key={i}
+            className={v > 0 ? 'on' : 'zero'}
+            x={(i * bw + 0.5).toFixed(2)}
+            y={(h - bh).toFixed(2)}
+            width={Math.max(0.5, bw - 1).toFixed(2)}
+            height={bh.toFixed(2)}
+          />
+        );
+      })}
+    </SparkSvg>
   );
 }
 

@@ -2,12 +2,13 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { del, get, post } from '../../api/client';
 import { Link, navigate } from '../../app/router';
 import { ErrorText, Field, formatDate, useAction } from '../../components/ui';
+import { Stack } from './Stack';
 import type { Analysis, Breadcrumbs, Issue, WebScript } from './types';
 import { parseCulprit } from './webScripts';
 
 /**
- * One issue: title, culprit (the resolved top frame: the API keeps no whole stack for reading), the
- * latest event's breadcrumbs, where and when it was seen, and the analysis (made on request, saved).
+ * One issue: title, the latest event's stack (source-mapped; the culprit when it carried none) and
+ * breadcrumbs, where and when it was seen, and the analysis (made on request, saved).
  */
 export function IssueView({
   script,
@@ -129,16 +130,24 @@ export function IssueView({
       <ErrorText error={act.error ?? load.error} />
 
       <section className="card stack" aria-labelledby={`${headId}-stack`}>
-        <h2 id={`${headId}-stack`}>Where</h2>
-        {issue.culprit ? (
-          <pre className="mono ws-stack">{c.fn ? `at ${c.fn} (${c.location})` : `at ${c.location}`}</pre>
+        <h2 id={`${headId}-stack`}>Stack</h2>
+        {crumbs?.frames?.length ? (
+          <>
+            <Stack frames={crumbs.frames} />
+            <p className="hint">
+              The latest event’s stack, top first, resolved through this script’s source maps where one
+              matches the file and release (the minified position below and on hover). Your page’s frames are
+              marked; library frames are folded.
+            </p>
+          </>
+        ) : issue.culprit ? (
+          <>
+            <pre className="mono ws-stack">{c.fn ? `at ${c.fn} (${c.location})` : `at ${c.location}`}</pre>
+            <p className="hint">The latest event carried no stack; this is where the issue was first seen.</p>
+          </>
         ) : (
           <p className="hint">The events carried no stack frame.</p>
         )}
-        <p className="hint">
-          The top frame of the stack, resolved through this script’s source maps when one matches the file and
-          release.
-        </p>
       </section>
 
       <section className="card stack" aria-labelledby={`${headId}-crumbs`}>

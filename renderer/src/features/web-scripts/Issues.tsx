@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { del, get, post, query } from '../../api/client';
 import { Link } from '../../app/router';
 import { ErrorText, formatDate, useAction } from '../../components/ui';
-import { Sparkline, useErrorSeries } from './Charts';
+import { SparkBars, Sparkline, useErrorSeries } from './Charts';
 import type { Issue, IssueFilter } from './types';
 import { errorCounts, parseCulprit } from './webScripts';
 
@@ -104,6 +104,12 @@ export function Issues({
                   {formatDate(i.lastSeen)}, first {formatDate(i.firstSeen)}
                 </span>
               </div>
+              {i.sparkline ? (
+                <SparkBars
+                  values={i.sparkline}
+                  label={`${i.title}: events an hour, last 24 hours: ${i.sparkline.reduce((a, b) => a + b, 0)} in all`}
+                />
+              ) : null}
               <span className="ws-count" title="Events">
                 <strong>{i.count.toLocaleString('en-US')}</strong>{' '}
                 <span className="hint">{i.count === 1 ? 'event' : 'events'}</span>

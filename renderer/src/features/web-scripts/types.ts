@@ -43,6 +43,8 @@ export interface Issue {
   status: IssueStatus;
   lastUrl: string | null;
   lastRelease: string | null;
+  /** Events in each hour of the last 24, oldest first (Belfry's addition to the list answer). */
+  sparkline?: number[];
 }
 
 export type BreadcrumbType = 'click' | 'navigation' | 'fetch' | 'xhr' | 'console' | 'custom';
@@ -53,9 +55,21 @@ export interface Breadcrumb {
   message: string;
 }
 
+/** A frame of the latest event's stack (Belfry's addition to the breadcrumbs answer). */
+export interface StackFrame {
+  fn: string | null;
+  file: string;
+  line: number;
+  col: number;
+  inApp: boolean;
+  resolved: boolean;
+  original?: { file: string; line: number; col: number; name: string | null };
+}
+
 export interface Breadcrumbs {
   eventAt: string | null;
   breadcrumbs: Breadcrumb[];
+  frames?: StackFrame[];
 }
 
 export interface Analysis {

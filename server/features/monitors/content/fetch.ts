@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import { NO_CHROMIUM, withBrowserContext } from '../../../lib/chromium';
-import { guardRequests } from '../kinds/browser/guard';
+import { installGuard } from '../kinds/browser/guard';
 import { timeoutText } from '../net/errors';
 import { httpRequest } from '../net/http';
 
@@ -68,9 +68,9 @@ async function renderPage(ctx: AppContext, req: PageRequest): Promise<PageResult
     return { ok: false, error: `invalid URL: ${req.url}`, responseTimeMs: 0 };
   }
   try {
-    const result = await withBrowserContext(ctx, req.signal, async (context) => {
-      refused = (await guardRequests(ctx, context, req.allowPrivate)).refused;
-      const page = await context.newPage();
+    const result = await withBrowserContext(ctx, req.signal, installGuard, async (_context, page, guard) => {
+      guard.arm(req.allowPrivate);
+      refused = guard.refused;
       const response = await page.goto(req.url, { timeout: req.timeoutSec * 1000, waitUntil: 'load' });
       const html = await page.content();
       return { html, statusCode: response?.status() ?? 200 };

@@ -2,21 +2,33 @@ import type { BrowserContext } from 'playwright-core';
 import type { AppContext } from '../../../../context';
 import { resolveHost } from '../../net/resolve';
 
+/** A context's request guard, installed before its first page, armed with the check's rule when taken. */
+export interface RequestGuard {
+  /** Sets whose rule applies (BELFRY_BLOCK_PRIVATE_TARGETS for non-admins) before the first navigation. */
+  arm(allowPrivate: boolean): void;
+  /** The error of the last top-frame navigation that was refused (`private address refused`). */
+  refused(): string | null;
+}
+
 /**
  * Every request a page of `context` makes passes resolveHost first (monitorNet's host overrides, and
- * BELFRY_BLOCK_PRIVATE_TARGETS for non-admins), so the browser reaches nothing a plain HTTP check could not.
- * `refused()` is the error of the last top-frame navigation that was refused (`private address refused`).
+ * BELFRY_BLOCK_PRIVATE_TARGETS for non-admins), so the browser reaches nothing a plain HTTP check could not;
+ * so does every WebSocket the page opens (routeWebSocket: context.route does not see them).
+ * Installed when the context is made, before it has a page (with a page open, the interception costs a
+ * round trip to its renderer: ~50-250 ms on a loaded machine, the bench's phase breakdown), which may be
+ * ahead of the check (server/lib/chromium.ts, prepareSpare); the check arms it with its owner's rule
+ * before it navigates. Until armed every http(s) request is refused, so an unarmed guard fails closed.
  */
-export async function guardRequests(
-  ctx: AppContext,
-  context: BrowserContext,
-  allowPrivate: boolean,
-): Promise<{ refused(): string | null }> {
+export async function installGuard(ctx: AppContext, context: BrowserContext): Promise<RequestGuard> {
   let refused: string | null = null;
+  let allowPrivate: boolean | null = null;
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.continue();
-    const r = await resolveHost(ctx, url.hostname, { allowPrivate });
+    const r =
+      allowPrivate === null
+        ? { error: 'request before the check began' }
+        : await resolveHost(ctx, url.hostname, { allowPrivate });
     if ('error' in r) {
       if (route.request().isNavigationRequest() && route.request().frame().parentFrame() === null)
         refused = r.error;
@@ -24,5 +36,21 @@ export async function guardRequests(
     }
     return route.continue();
   });
-  return { refused: () => refused };
+  // WebSockets do not pass context.route: without their own guard a page's script could open
+  // ws://127.0.0.1:… (or any private address) while BELFRY_BLOCK_PRIVATE_TARGETS refuses its pages.
+  await context.routeWebSocket(/.*/, async (ws) => {
+    const url = new URL(ws.url());
+    const r =
+      allowPrivate === null
+        ? { error: 'request before the check began' }
+        : await resolveHost(ctx, url.hostname, { allowPrivate });
+    if ('error' in r) await ws.close({ code: 1008, reason: r.error });
+    else ws.connectToServer();
+  });
+  return {
+    arm: (allow) => {
+      allowPrivate = allow;
+    },
+    refused: () => refused,
+  };
 }

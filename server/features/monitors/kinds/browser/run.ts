@@ -6,7 +6,7 @@ import { browserErrorText } from '../../content/fetch';
 import type { CheckOutcome } from '../../kind';
 import { SecretValues } from '../redact';
 import { substitute } from '../workflow';
-import { guardRequests } from './guard';
+import { installGuard, type RequestGuard } from './guard';
 import { saveShot } from './shots';
 import type { BrowserCookie, BrowserSettings, BrowserStep } from './steps';
 
@@ -74,18 +74,43 @@ function describePattern(pattern: string): string {
   return /^\/.*\/[a-z]*$/s.test(pattern) ? `does not match ${pattern}` : `does not contain "${pattern}"`;
 }
 
-/** Text of every match of `selector`, whitespace collapsed, joined by `\n` (as content monitors read it). */
-async function textOf(page: Page, selector: string): Promise<string | null> {
-  const texts = await page.locator(selector).allTextContents();
+/** Above this many matches one main-world call reads them all instead of one call per match. */
+const TEXT_CALLS_MAX = 8;
+
+/**
+ * Text of every match of `selector`, whitespace collapsed, joined by `\n` (as content monitors read it).
+ * A few matches are read one by one (count, then textContent of each): those calls run in playwright's
+ * utility world, whose injected script the earlier steps (fill, click, waitFor) already set up, while
+ * `allTextContents` sets up a second one in the page's main world (~150-200 ms on a loaded machine, the
+ * bench's step breakdown). When a read fails (the page changed between the calls) one main-world read decides.
+ */
+async function textOf(page: Page, selector: string, waitMs: number): Promise<string | null> {
+  const matches = page.locator(selector);
+  const n = await matches.count();
+  if (n === 0) return null;
+  let texts: string[] | null = null;
+  if (n <= TEXT_CALLS_MAX) {
+    texts = [];
+    for (let i = 0; i < n && texts; i++) {
+      const text = await matches
+        .nth(i)
+        .textContent({ timeout: Math.max(1, Math.round(waitMs)) })
+        .catch(() => null);
+      if (text === null) texts = null;
+      else texts.push(text);
+    }
+  }
+  // many matches, or a read failed (the page changed between the calls, time ran short): one read of all
+  texts ??= await matches.allTextContents();
   if (texts.length === 0) return null;
   return texts.map((t) => t.replace(/\s+/g, ' ').trim()).join('\n');
 }
 
 /** Retries `probe` until it holds or `ms` pass; the last probe's failure text otherwise. */
-async function until(ms: number, probe: () => Promise<string | null>): Promise<void> {
+async function until(ms: number, probe: (leftMs: number) => Promise<string | null>): Promise<void> {
   const deadline = performance.now() + ms;
   for (;;) {
-    const failure = await probe();
+    const failure = await probe(deadline - performance.now());
     if (failure === null) return;
     if (performance.now() >= deadline) throw new StepError(failure);
     await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - performance.now()))));
@@ -143,8 +168,8 @@ async function runStep(
     case 'expectText': {
       const selector = step.selector ?? 'body';
       const want = resolve(String(step.value), vars, o.now);
-      await until(timeout, async () => {
-        const text = await textOf(page, selector);
+      await until(timeout, async (leftMs) => {
+        const text = await textOf(page, selector, leftMs);
         if (text === null) return `${selector} matched nothing`;
         const m = matchPattern(want, text);
         if (m.error) return m.error;
@@ -226,16 +251,26 @@ export async function runBrowserSteps(s: BrowserSettings, o: RunOptions): Promis
   let error: string | undefined;
   let screenshotKey: string | undefined;
   let cookies: BrowserCookie[] | undefined;
-  const run = async (context: BrowserContext) => {
-    const { refused } = await guardRequests(o.ctx, context, o.allowPrivate);
+  // Where a check's time goes (debug log `browser check phases`): ms since the previous mark.
+  const phases: Record<string, number> = {};
+  let mark = started;
+  const lap = (name: string) => {
+    const t = performance.now();
+    phases[name] = Math.round(t - mark);
+    mark = t;
+  };
+  const run = async (context: BrowserContext, page: Page, guard: RequestGuard) => {
+    lap('contextAndPage');
+    guard.arm(o.allowPrivate);
+    const refused = guard.refused;
     if (s.cookies.length > 0) await context.addCookies(s.cookies.map(toPlaywright));
-    const page = await context.newPage();
     const now = o.ctx.clock.now();
     for (const [i, step] of s.steps.entries()) {
       const t0 = performance.now();
       try {
         await runStep(page, step, vars, { now, secrets, refused });
         steps.push({ action: step.action, ok: true, durationMs: Math.round(performance.now() - t0) });
+        lap(`step${i + 1}`);
       } catch (e) {
         const detail = stepErrorText(e, step, hostOf(step.url));
         steps.push({
@@ -245,21 +280,26 @@ export async function runBrowserSteps(s: BrowserSettings, o: RunOptions): Promis
           error: detail,
         });
         error = `step ${i + 1} ${step.action}: ${detail}`;
+        lap(`step${i + 1}`);
         screenshotKey = await screenshot(page, o);
+        lap('screenshot');
         break;
       }
     }
     final = { finalUrl: page.url(), title: await page.title().catch(() => '') };
     if (o.captureCookies) cookies = (await context.cookies()).map(fromPlaywright);
+    lap('final');
   };
   let result: Awaited<ReturnType<typeof withBrowserContext>>;
   try {
-    result = await withBrowserContext(o.ctx, o.signal, run);
+    result = await withBrowserContext(o.ctx, o.signal, installGuard, run);
   } catch (e) {
     // the context went away under a step (timeout, server stop) or the browser crashed
     error ??= `step ${steps.length + 1} ${s.steps[steps.length]?.action ?? 'goto'}: ${(e as Error).message.split('\n')[0]}`;
     result = undefined;
   }
+  lap('close');
+  o.ctx.log.debug('browser check phases', phases);
   if (result && typeof result === 'object' && 'noChromium' in result)
     return {
       outcome: {
