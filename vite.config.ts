@@ -1,33 +1,17 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { API_PREFIXES } from './server/http/static';
 
 /**
  * The web UI: renderer/ → dist/renderer, served by the server at `/` (server/http/static.ts).
  * `npx vite` serves it on its own with the API proxied to a local `npm run serve`.
  */
 const API = 'http://127.0.0.1:7878';
-const apiPaths = [
-  '/application',
-  '/message',
-  '/client',
-  '/current',
-  '/auth',
-  '/user',
-  '/api-token',
-  '/token',
-  '/share',
-  '/webhook-config',
-  '/device',
-  '/admin',
-  '/image',
-  '/pairing',
-  '/health',
-  '/version',
-  '/serverinfo',
-  '/stream',
-  '/heartbeat',
-  '/monitor-history',
-];
+/**
+ * The server's own list of first path segments that belong to the API (server/http/static.ts), as
+ * anchored patterns: `/a` must not swallow the UI's `/admin`.
+ */
+const apiPaths = API_PREFIXES.filter((p) => p !== 'ws').map((p) => `^/${p}(?:/|$|\\?)`);
 
 export default defineConfig({
   root: 'renderer',

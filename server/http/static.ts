@@ -14,7 +14,7 @@ export function defaultRendererDir(): string {
 }
 
 /** First path segments the UI never owns: everything of the API (spec paths, legacy nouns, streams). */
-const API_PREFIXES = new Set([
+export const API_PREFIXES: readonly string[] = [
   'a',
   'api-token',
   'application',
@@ -62,11 +62,12 @@ const API_PREFIXES = new Set([
   'workflow-monitor',
   'browser-workflow',
   'ws',
-]);
+];
+const API_PREFIX_SET = new Set(API_PREFIXES);
 
 export function isApiPath(path: string): boolean {
   const first = path.split('/')[1] ?? '';
-  return API_PREFIXES.has(first.toLowerCase());
+  return API_PREFIX_SET.has(first.toLowerCase());
 }
 
 /**
