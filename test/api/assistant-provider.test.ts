@@ -189,7 +189,7 @@ describe('insights polish', () => {
       };
     });
     const plain = await t.request('GET', '/assistant/insights', { token: u.device });
-    expect(plain.body).toMatchObject({ provider: 'local', polished: false });
+    expect(plain.body).toMatchObject({ provider: 'local', polished: false, model: 'llama-test' });
     const res = await t.request('GET', '/assistant/insights?polish=1', { token: u.device });
     expect(res.body).toMatchObject({ provider: 'llama-test', polished: true });
     expect(res.body.items).toEqual([

@@ -300,6 +300,7 @@ describe('insights', () => {
       generatedAt: new Date(now).toISOString(),
       provider: 'local',
       polished: false,
+      model: null,
     });
     const items = res.body.items as { kind: string; severity: string; links: unknown[]; title: string }[];
     const byKind = (k: string) => items.filter((i) => i.kind === k);

@@ -313,5 +313,7 @@ export interface Insights {
   generatedAt: string;
   provider: string;
   polished: boolean;
+  /** The configured model, null without one (ext). */
+  model?: string | null;
   items: Insight[];
 }

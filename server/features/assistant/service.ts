@@ -101,6 +101,8 @@ export interface InsightsAnswer {
   generatedAt: string;
   provider: string;
   polished: boolean;
+  /** (ext) The configured model, null without a provider: the UI offers polishing only when there is one. */
+  model: string | null;
   items: Insight[];
 }
 
@@ -145,8 +147,14 @@ export async function insights(
   if (hit && !opts.refresh && now - hit.at < INSIGHTS_TTL_MS) return hit.answer;
   for (const [k, v] of cache) if (now - v.at >= INSIGHTS_TTL_MS) cache.delete(k);
   const items = computeInsights(ctx, gatherFacts(ctx, p), opts.lang);
-  let answer: InsightsAnswer = { generatedAt: rfc3339(now), provider: 'local', polished: false, items };
   const model = providerModel(ctx);
+  let answer: InsightsAnswer = {
+    generatedAt: rfc3339(now),
+    provider: 'local',
+    polished: false,
+    model: model ?? null,
+    items,
+  };
   if (opts.polish && model && items.length > 0) {
     const polished = await polish(ctx, items, opts.lang);
     if (polished) answer = { ...answer, provider: model, polished: true, items: polished };

@@ -74,6 +74,7 @@ export function InsightsCard() {
         );
         setInsights(i);
         if (i.polished) rememberProvider(i.provider);
+        else if (i.model !== undefined) rememberProvider(i.model ?? 'local');
         setUnpolished(!!opts.polish && !i.polished);
         try {
           sessionStorage.setItem(CACHE, JSON.stringify({ owner: owner(), insights: i }));
