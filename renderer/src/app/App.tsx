@@ -36,6 +36,8 @@ const Metrics = lazy(() => import('../features/metrics/Metrics'));
 const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes'));
 // Issue 18's browser error tracking, its own chunk (recharts again).
 const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
+// Issue 19's tunnel settings (administrators), its own chunk.
+const PublicAccess = lazy(() => import('../features/public-access/PublicAccess'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -82,6 +84,7 @@ const ADMIN_GROUP = {
   items: [
     { to: '/users', label: 'Users' },
     { to: '/outbox', label: 'Mail outbox' },
+    { to: '/public-access', label: 'Public access' },
   ],
 };
 
@@ -240,6 +243,15 @@ export function App() {
       break;
     case '/outbox':
       page = user.admin ? <Outbox /> : <NotFound />;
+      break;
+    case '/public-access':
+      page = user.admin ? (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <PublicAccess />
+        </Suspense>
+      ) : (
+        <NotFound />
+      );
       break;
     case '/share/join':
       page = <JoinShare />;
