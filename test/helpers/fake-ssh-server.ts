@@ -38,6 +38,11 @@ export interface FakeSshServer {
   waitForUnforward(port: number): Promise<void>;
   /** Cuts every client connection at the TCP level (the VPS rebooted, the laptop's network went away). */
   dropClients(): void;
+  /**
+   * Stops reading from every client without closing anything: the path went dead silently (a laptop
+   * that slept behind NAT), so only the client's keepalives can notice.
+   */
+  freezeClients(): void;
   close(): Promise<void>;
 }
 
@@ -77,6 +82,9 @@ export async function startFakeSshServer(
     waitForUnforward: (port) => waitUntil(() => !forwards.has(port)),
     dropClients() {
       for (const c of clients) c.sock.destroy();
+    },
+    freezeClients() {
+      for (const c of clients) c.sock.pause();
     },
     async close() {
       fake.dropClients();

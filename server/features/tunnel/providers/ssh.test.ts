@@ -212,6 +212,15 @@ describe('ssh tunnel against a loopback sshd', () => {
     expect(reasons[0]).toMatch(/^ssh: connection to 127\.0\.0\.1:\d+ (closed|reset)/);
   });
 
+  it('a path gone silent is noticed by the keepalives: onExit says so', async () => {
+    const quick = createSshProvider({ keepaliveIntervalMs: 50, keepaliveCountMax: 2 });
+    const t = await quick.start(await settings(), targetAddr, new AbortController().signal);
+    running.push(t);
+    const reason = new Promise<string>((resolve) => t.onExit(resolve));
+    ssh.freezeClients();
+    expect(await reason).toBe(`ssh: connection to 127.0.0.1:${ssh.port} lost (no keepalive answer)`);
+  });
+
   it('stop() closes the remote listener, does not call onExit, and may be called twice', async () => {
     const s = await settings();
     const t = await start(s);
