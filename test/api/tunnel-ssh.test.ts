@@ -81,11 +81,8 @@ async function put(body: unknown): Promise<TunnelRecord> {
 
 /** The record once its status is `status` (the status machine runs in the background). */
 async function until(status: TunnelRecord['status']): Promise<TunnelRecord> {
-  let last: TunnelRecord | null = null;
-  await expect
-    .poll(async () => (last = await tunnel()).status, { timeout: 10_000, interval: 25 })
-    .toBe(status);
-  return last as unknown as TunnelRecord;
+  await expect.poll(async () => (await tunnel()).status, { timeout: 10_000, interval: 25 }).toBe(status);
+  return tunnel();
 }
 
 describe('ssh tunnel', () => {

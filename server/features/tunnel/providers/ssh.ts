@@ -13,7 +13,8 @@ import type { RunningTunnel, TunnelProvider, TunnelTarget } from '../provider';
  * host key is accepted (like `StrictHostKeyChecking=no`): the tunnel carries only public routes, but a
  * pin is the way to be sure the forwarded port is the one on your own server.
  */
-export interface SshSettings {
+// A type alias (not an interface) so it fits the registry's Record<string, unknown> view of settings.
+export type SshSettings = {
   host: string;
   port: number;
   user: string;
@@ -23,7 +24,7 @@ export interface SshSettings {
   bindAddress: string;
   publicUrl: string;
   hostFingerprint: string | null;
-}
+};
 
 export interface SshProviderOptions {
   /** Handshake (TCP connect + key exchange + auth) deadline. */
