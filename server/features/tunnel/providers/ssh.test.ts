@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { utils } from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -186,6 +186,20 @@ describe('ssh tunnel against a loopback sshd', () => {
       .start(await settings({ port }), targetAddr, new AbortController().signal)
       .catch((e: Error) => e)) as Error;
     expect(err.message).toBe(`ssh: connection refused by 127.0.0.1:${port}`);
+  });
+
+  it('a port that accepts but never speaks SSH: the handshake deadline names it', async () => {
+    const mute = net.createServer(() => {});
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', () => r()));
+    const port = (mute.address() as AddressInfo).port;
+    try {
+      const err = (await createSshProvider({ readyTimeoutMs: 200 })
+        .start(await settings({ port }), targetAddr, new AbortController().signal)
+        .catch((e: Error) => e)) as Error;
+      expect(err.message).toBe(`ssh: no SSH handshake with 127.0.0.1:${port} within 200 ms`);
+    } finally {
+      mute.close();
+    }
   });
 
   it('an aborted start rejects and leaves no forward behind', async () => {

@@ -99,7 +99,7 @@ function describe(err: SshError, s: SshSettings, readyTimeoutMs: number): string
   if (err.level === 'client-dns') return `ssh: cannot resolve host ${s.host}`;
   if (err.message === 'Keepalive timeout') return `ssh: connection to ${where} lost (no keepalive answer)`;
   if (err.level === 'client-timeout')
-    return `ssh: no SSH handshake with ${where} within ${Math.round(readyTimeoutMs / 1000)} s`;
+    return `ssh: no SSH handshake with ${where} within ${readyTimeoutMs % 1000 ? `${readyTimeoutMs} ms` : `${readyTimeoutMs / 1000} s`}`;
   switch (err.code) {
     case 'ECONNREFUSED':
       return `ssh: connection refused by ${where}`;
