@@ -29,6 +29,8 @@ export interface FakeSshServer {
     authFailures: number;
     /** Connections carried through a forward. */
     forwarded: number;
+    /** Bytes that came in on forwarded connections (requests; kept-alive connections carry several). */
+    bytesIn: number;
   };
   /** Ports with a forward listener open right now. */
   listeningPorts(): number[];
@@ -76,7 +78,7 @@ export async function startFakeSshServer(
     clientKey,
     user,
     refuseForwards: false,
-    stats: { connections: 0, authenticated: 0, authFailures: 0, forwarded: 0 },
+    stats: { connections: 0, authenticated: 0, authFailures: 0, forwarded: 0, bytesIn: 0 },
     listeningPorts: () => [...forwards.keys()],
     waitForForward: (port) => waitUntil(() => forwards.has(port)),
     waitForUnforward: (port) => waitUntil(() => !forwards.has(port)),
@@ -155,6 +157,9 @@ export async function startFakeSshServer(
           socket.remotePort ?? 0,
           (err, channel) => {
             if (err) return socket.destroy();
+            socket.on('data', (chunk: Buffer) => {
+              fake.stats.bytesIn += chunk.length;
+            });
             socket.pipe(channel).pipe(socket);
             socket.on('error', () => channel.destroy()).on('close', () => channel.destroy());
             channel.on('error', () => socket.destroy()).on('close', () => socket.destroy());
