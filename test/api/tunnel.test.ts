@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cloudflaredProvider } from '../../server/features/tunnel/providers/cloudflared';
+import { cloudflaredProvider, findInPath } from '../../server/features/tunnel/providers/cloudflared';
 import { entry } from '../../server/features/tunnel/providers/index';
 import { ngrokProvider } from '../../server/features/tunnel/providers/ngrok';
 import {
@@ -444,6 +444,22 @@ describe('cloudflared', () => {
     });
   });
 
+  it('after a clock gap (the host slept) a failed tunnel is retried at once, not after its backoff', async () => {
+    useCloudflared(dirs.fail);
+    const failed = statusBecomes('error');
+    await put({ provider: 'cloudflared' });
+    await failed;
+    useCloudflared(dirs.ok);
+    // Still inside the 5 s backoff: nothing happens on a tick.
+    await t.server.scheduler.tick();
+    expect(s.status).toBe('error');
+    const up = statusBecomes('up');
+    t.server.resumed(); // Electron's powerMonitor resume: a clock:gap
+    await t.server.scheduler.tick();
+    await up;
+    expect(s.publicUrl).toBe(QUICK_URL);
+  });
+
   it('named tunnel: the token goes in TUNNEL_TOKEN (never the arguments or the record), the URL is the hostname', async () => {
     useCloudflared(dirs.ok);
     const up = statusBecomes('up');
@@ -487,6 +503,49 @@ describe('cloudflared', () => {
     await other.close();
     expect(alive(pid)).toBe(false);
   });
+});
+
+describe('restart', () => {
+  // The restarted server's first attempt uses the real PATH: run only where no real cloudflared could start.
+  it.skipIf(findInPath('cloudflared', process.env.PATH) !== null)(
+    'a configured tunnel starts again with the server',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'belfry-tunnel-restart-'));
+      const path = `${dirs.ok}${delimiter}${process.env.PATH}`;
+      try {
+        const a = await startTestServer({ dataDir });
+        const as = tunnelService(a.server.ctx);
+        as.deps.providers.set('cloudflared', entry(cloudflaredProvider({ path })));
+        const device = await deviceToken(a);
+        const up = new Promise<void>((resolve) =>
+          a.server.ctx.bus.on('tunnel:changed', (e) => e.status === 'up' && resolve()),
+        );
+        await a.request('PUT', '/tunnel', { token: device.token, json: { provider: 'cloudflared' } });
+        await up;
+        await a.server.stop();
+
+        const b = await startTestServer({ dataDir });
+        try {
+          const bs = tunnelService(b.server.ctx);
+          expect(bs.stored().provider).toBe('cloudflared');
+          await b.server.scheduler.tick();
+          expect([bs.status, bs.error]).toEqual(['error', 'cloudflared not found in PATH']);
+          bs.deps.providers.set('cloudflared', entry(cloudflaredProvider({ path })));
+          const back = new Promise<void>((resolve) =>
+            b.server.ctx.bus.on('tunnel:changed', (e) => e.status === 'up' && resolve()),
+          );
+          b.server.resumed();
+          await b.server.scheduler.tick();
+          await back;
+          expect(b.server.ctx.publicUrl()).toBe(QUICK_URL);
+        } finally {
+          await b.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('ngrok', () => {
