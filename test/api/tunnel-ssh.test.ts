@@ -79,9 +79,23 @@ async function put(body: unknown): Promise<TunnelRecord> {
   return res.body;
 }
 
-/** The record once its status is `status` (the status machine runs in the background). */
+/**
+ * The record once its status is `status`: the service announces each change on the bus
+ * ('tunnel:changed'), so this waits for that event (or finds the status already reached).
+ */
 async function until(status: TunnelRecord['status']): Promise<TunnelRecord> {
-  await expect.poll(async () => (await tunnel()).status, { timeout: 10_000, interval: 25 }).toBe(status);
+  await new Promise<void>((resolve) => {
+    const off = t.server.ctx.bus.on('tunnel:changed', (e) => {
+      if (e.status !== status) return;
+      off();
+      resolve();
+    });
+    void tunnel().then((r) => {
+      if (r.status !== status) return;
+      off();
+      resolve();
+    });
+  });
   return tunnel();
 }
 
