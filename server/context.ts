@@ -51,6 +51,24 @@ export interface AppContext {
   readonly activity: RequestActivity;
   /** Per-install secret (data dir) for HMAC-signed links. */
   readonly secret: Buffer;
-  /** Base of links in emails, webhook and ping URLs. Known once the server listens. */
-  publicUrl(): string;
+  /**
+   * Base of links in emails, webhook and ping URLs: BELFRY_PUBLIC_URL, else the tunnel's URL while it is
+   * up, else http://HOST:PORT (docs/public-access.md). Known once the server listens. `{tunnel: false}`
+   * leaves the tunnel out (the mail domain of inboxes: mail never goes through the tunnel).
+   */
+  publicUrl(opts?: { tunnel?: boolean }): string;
+  /** Random per data dir (`instance.id`): `/health` names it in X-Belfry-Instance on both listeners. */
+  readonly instanceId: string;
+  /** The public listener (server/http/public-listener.ts) and the tunnel URL it is reached at. */
+  readonly publicSurface: PublicSurface;
+}
+
+/** Where the public listener listens, and the tunnel's URL (set by the tunnel family while it is up). */
+export interface PublicSurface {
+  /** The public listener's address, or null while it does not listen. */
+  address(): { host: string; port: number } | null;
+  /** Starts the public listener if needed (127.0.0.1:0 when BELFRY_PUBLIC_LISTEN is unset); its address. */
+  ensure(): Promise<{ host: string; port: number }>;
+  /** The tunnel's public URL while its status is `up`, else null (server/features/tunnel/service.ts). */
+  tunnelUrl: string | null;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Express } from 'express';
@@ -18,6 +18,7 @@ import { ensureFirstAdmin } from './features/users/service';
 import { RequestActivity } from './http/activity';
 import { guardConnections } from './http/connections';
 import { leanListener } from './http/lean';
+import { PublicListener } from './http/public-listener';
 import { AliveWatch } from './jobs/alive';
 import { DueTimer } from './jobs/due';
 import { coreJobs } from './jobs/index';
@@ -46,6 +47,11 @@ export interface BelfryServer {
   readonly scheduler: Scheduler;
   /** Records time the server did not watch (restart, sleep, resume) as `clock:gap` (server/jobs/alive.ts). */
   readonly alive: AliveWatch;
+  /**
+   * The public listener (public routes only, no credentials; docs/public-access.md): listening from
+   * start() when BELFRY_PUBLIC_LISTEN is set, else from the first time a tunnel needs it.
+   */
+  readonly publicListener: PublicListener;
   /** The inbound SMTP listener of email inboxes (BELFRY_SMTP_LISTEN); null when off. */
   readonly smtp: InboundSmtp | null;
   /** `METHOD /path` of every route the families mount. */
@@ -90,6 +96,13 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   }
   let listeningPort = config.port;
   const auth: AuthRegistry = { tokens: new Map(), basic: null, sudo: null };
+  // Serves the same listener as the main server (set below, once the app exists), behind its gate.
+  let requestListener: RequestListener = (_req, res) => res.destroy();
+  const publicListener = new PublicListener(
+    (req, res) => requestListener(req, res),
+    config.publicListen,
+    log,
+  );
   const ctx: AppContext = {
     config,
     clock,
@@ -101,7 +114,13 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     auth,
     activity,
     secret: loadSecret(config.dataDir),
-    publicUrl: () => publicUrlOf(config, listeningPort),
+    instanceId: loadInstanceId(config.dataDir),
+    publicSurface: publicListener,
+    // BELFRY_PUBLIC_URL, else the tunnel's URL while it is up, else http://HOST:PORT (docs/public-access.md).
+    publicUrl: (opts) =>
+      config.publicUrl || opts?.tunnel === false || publicListener.tunnelUrl === null
+        ? publicUrlOf(config, listeningPort)
+        : publicListener.tunnelUrl,
   };
   const features = deps.features ?? FEATURES;
   const retention = new RetentionRegistry();
@@ -110,7 +129,8 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
   await store.sync();
 
   const { app, mounted, tables } = assembleApp(ctx, features);
-  const httpServer = createHttpServer(leanListener(ctx, tables, app));
+  requestListener = leanListener(ctx, tables, app);
+  const httpServer = createHttpServer(requestListener);
   guardConnections(httpServer, log); // connection caps and header time (docs/operations.md)
   for (const f of features) f.attach?.(ctx, httpServer);
   const alive = new AliveWatch(ctx);
@@ -140,6 +160,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     mounted,
     firstRun,
     smtp,
+    publicListener,
     start: () =>
       new Promise<{ url: string; port: number; host: string }>((resolve, reject) => {
         // The restart gap [aliveAt, now] goes out here: after every feature's init and attach (their
@@ -159,6 +180,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       }).then(async (where) => {
         // After the HTTP listener: the mail domain may come from the public URL, which needs its port.
         await smtp?.start();
+        if (config.publicListen) await publicListener.ensure();
         return where;
       }),
     resumed: () => {
@@ -170,6 +192,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         httpServer.closeIdleConnections();
+        const publicClosed = publicListener.stop();
         const smtpClosed = smtp?.server.server.listening ? smtp.close() : undefined;
         await scheduler.stop();
         await ctx.due.stop();
@@ -178,6 +201,7 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
         const force = setTimeout(() => httpServer.closeAllConnections(), 5_000);
         if (httpServer.listening) await closed;
         await smtpClosed;
+        await publicClosed;
         clearTimeout(force);
         await store.close();
         unlock();
@@ -195,6 +219,19 @@ function loadSecret(dataDir: string): Buffer {
   writeFileSync(file, secret.toString('hex'), { mode: DATA_FILE_MODE });
   chmodSync(file, DATA_FILE_MODE);
   return secret;
+}
+
+/** Random per data dir, kept there like secret.key: `/health` names it in X-Belfry-Instance. */
+function loadInstanceId(dataDir: string): string {
+  const file = join(dataDir, 'instance.id');
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{32}$/.test(id)) return id;
+  }
+  const id = randomBytes(16).toString('hex');
+  writeFileSync(file, id, { mode: DATA_FILE_MODE });
+  chmodSync(file, DATA_FILE_MODE);
+  return id;
 }
 
 export { type Config, loadConfig } from './config';

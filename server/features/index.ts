@@ -26,6 +26,7 @@ import { questionsFeature } from './questions/feature';
 import { routerFeature } from './router/feature';
 import { statusPagesFeature } from './status-pages/feature';
 import { systemRoutes } from './system/routes';
+import { tunnelFeature } from './tunnel/feature';
 import { basicResolver } from './users/service';
 import { verifiedHostsFeature } from './verified-hosts/feature';
 import { webScriptsFeature } from './web-scripts/feature';
@@ -78,6 +79,7 @@ export const FEATURES: readonly Feature[] = [
   realtimeFeature(),
   { name: 'pairing', routes: pairingRoutes },
   powerFeature,
+  tunnelFeature,
   // The Chromium that content monitors (render: browser) and browser workflows share: launched on first
   // use, closed after a minute idle and at stop.
   chromiumFeature,

@@ -5,6 +5,7 @@ import type { AppContext, RequestMeta } from '../context';
 import { tokenDigest, tokenPrefix } from '../lib/tokens';
 import { sameOriginOrAllowed } from './cors';
 import { ApiError, errors } from './errors';
+import { isPublicSocket, publicListenerCredential } from './public-listener';
 
 /** Who is calling, resolved once per request (http/auth.ts). */
 export type PrincipalKind = 'device' | 'api' | 'app' | 'share' | 'basic';
@@ -255,6 +256,8 @@ export function checkCookieOrigin(ctx: AppContext, req: AuthRequest, cred: Crede
 }
 
 export async function authenticate(ctx: AppContext, req: AuthRequest, rule: AuthRule): Promise<Principal> {
+  // The public listener strips credential headers; a ?token= on a route that takes one is refused too.
+  if (isPublicSocket(req.socket)) throw publicListenerCredential();
   const cred = readCredential(req);
   if (!cred) throw missingCredential(req);
   checkCookieOrigin(ctx, req, cred);

@@ -38,6 +38,8 @@ export interface BusEvents {
   'maintenance:changed': { channelIds: number[]; sources: { kind: string; id: number }[]; active: boolean };
   /** An outbox entry changed status (issue 15, after commit): the Deliveries log may refresh. */
   'delivery:changed': { userId: number; appid: number; id: number; status: string };
+  /** The tunnel's status, URL or error changed (server/features/tunnel/service.ts; Settings → Public access). */
+  'tunnel:changed': { status: string; publicUrl: string | null; error: string | null };
   /** The machine went on battery or back to mains power (server/lib/power.ts). */
   'power:changed': { onBattery: boolean };
 }

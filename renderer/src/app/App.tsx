@@ -38,6 +38,8 @@ const EmailInboxes = lazy(() => import('../features/email-inboxes/EmailInboxes')
 const WebScripts = lazy(() => import('../features/web-scripts/WebScripts'));
 // Issue 19's assistant, its own chunk.
 const Assistant = lazy(() => import('../features/assistant/Assistant'));
+// Issue 19's tunnel settings (administrators), its own chunk.
+const PublicAccess = lazy(() => import('../features/public-access/PublicAccess'));
 
 /**
  * The main navigation, grouped: a sidebar on wide screens (every entry visible, one line each, however many
@@ -85,6 +87,7 @@ const ADMIN_GROUP = {
   items: [
     { to: '/users', label: 'Users' },
     { to: '/outbox', label: 'Mail outbox' },
+    { to: '/public-access', label: 'Public access' },
   ],
 };
 
@@ -250,6 +253,15 @@ export function App() {
       break;
     case '/outbox':
       page = user.admin ? <Outbox /> : <NotFound />;
+      break;
+    case '/public-access':
+      page = user.admin ? (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <PublicAccess />
+        </Suspense>
+      ) : (
+        <NotFound />
+      );
       break;
     case '/share/join':
       page = <JoinShare />;

@@ -5,7 +5,7 @@ import type { EventRow, InboxRow, RuleRow } from './store';
 
 /** The domain of inbox addresses now (§0.5: the setting, else the public URL's host). */
 export function mailDomain(ctx: AppContext): string {
-  return mailDomainOf(ctx.config, ctx.publicUrl());
+  return mailDomainOf(ctx.config, ctx.publicUrl({ tunnel: false })); // mail never goes through the tunnel
 }
 
 /** The inbox record (§0.3 base fields + §10). */

@@ -8,6 +8,8 @@ import { buildInfo } from '../../lib/version';
 export function systemRoutes(ctx: AppContext): RouteTable {
   const t = new RouteTable(ctx, 'system');
   t.get('/health', null, (_req, res) => {
+    // Which Belfry answered (both listeners): the tunnel's reachability check compares it with its own.
+    res.setHeader('X-Belfry-Instance', ctx.instanceId);
     let ok = ctx.store.healthy();
     if (ok) {
       try {
