@@ -53,6 +53,7 @@ export const API_PREFIXES: readonly string[] = [
   'status-subscribe',
   'stream',
   'token',
+  'tunnel',
   'user',
   'verified-host',
   'version',
