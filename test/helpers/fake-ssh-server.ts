@@ -1,7 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
-import { type Connection, type ParsedKey, Server, utils } from 'ssh2';
+import type { Connection, ParsedKey } from 'ssh2';
+import ssh2 from 'ssh2';
 import { sshFingerprint } from '../../server/features/tunnel/providers/ssh';
+
+// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them off the default export.
+const { Server, utils } = ssh2;
 
 /**
  * A loopback SSH server standing in for the user's VPS in the `ssh` tunnel tests. It behaves like sshd

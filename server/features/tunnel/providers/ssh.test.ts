@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeSshServer,
@@ -11,6 +11,9 @@ import {
 } from '../../../../test/helpers/fake-ssh-server';
 import type { RunningTunnel, TunnelTarget } from '../provider';
 import { createSshProvider, parseSshSettings, type SshSettings } from './ssh';
+
+// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them off the default export.
+const { utils } = ssh2;
 
 const provider = createSshProvider({ readyTimeoutMs: 5_000 });
 

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { Client, type ClientChannel, utils } from 'ssh2';
+import type { ClientChannel } from 'ssh2';
+import ssh2 from 'ssh2';
 import { bad, field, hostName, httpUrl, int, obj, str } from '../../monitors/kinds/validate';
 import type { RunningTunnel, TunnelProvider, TunnelTarget } from '../provider';
+
+// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them off the default export.
+const { Client, utils } = ssh2;
 
 /**
  * The `ssh` tunnel provider: `ssh -N -R {remotePort}:{target}` done in-process with ssh2 (pure JS, no
