@@ -361,7 +361,8 @@ export class TunnelService {
     const now = this.ctx.clock.now();
     if (this.status === 'error' && this.retryAt !== null) this.retryAt = now;
     if (this.status === 'up') this.nextCheckAt = now;
-    this.ctx.due.poke(now);
+    // No poke here: whoever emits clock:gap re-arms the due timer after every listener (jobs/alive.ts),
+    // and a poke inside the listener would arm it before the other families have moved their items.
   }
 
   /** The due source: restarts and checks fall due here; the work runs in the background (see idle). */
