@@ -22,6 +22,15 @@ const boolish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
   .transform((v) => (typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v)));
 
+/** An optional `host:port` listener setting (parseHostPort); `example` goes into the error message. */
+const listenAddress = (example: string) =>
+  z
+    .string()
+    .superRefine((v, c) => {
+      if (!parseHostPort(v)) c.addIssue({ code: 'custom', message: `must be host:port, e.g. ${example}` });
+    })
+    .optional();
+
 const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.coerce.number().int().min(0).max(65_535).default(7878),
@@ -47,24 +56,12 @@ const configSchema = z.object({
     .optional(),
   mailFrom: z.string().default('belfry@localhost'),
   /** Inbound SMTP of email inboxes (§10): `host:port`; unset = no listener. */
-  smtpListen: z
-    .string()
-    .superRefine((v, c) => {
-      if (!parseHostPort(v))
-        c.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:2525' });
-    })
-    .optional(),
+  smtpListen: listenAddress('127.0.0.1:2525'),
   /**
    * A second HTTP listener serving the public routes only (webhooks, pings, router, metrics, scripts, status
    * pages, signed links, /health), `host:port`; the tunnel forwards here. Unset: off (docs/public-access.md).
    */
-  publicListen: z
-    .string()
-    .superRefine((v, c) => {
-      if (!parseHostPort(v))
-        c.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:8090' });
-    })
-    .optional(),
+  publicListen: listenAddress('127.0.0.1:8090'),
   /** An OpenAI-compatible server for the assistant (`…/v1`); unset: the assistant answers from local rules. */
   assistantUrl: z.string().url().optional(),
   /** The model name sent to the assistant provider; required with assistantUrl. */

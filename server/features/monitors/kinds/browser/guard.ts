@@ -22,16 +22,19 @@ export interface RequestGuard {
 export async function installGuard(ctx: AppContext, context: BrowserContext): Promise<RequestGuard> {
   let refused: string | null = null;
   let allowPrivate: boolean | null = null;
+  /** Why a request to `host` is refused (unarmed, or resolveHost's rule), or null when it may go. */
+  const refusal = async (host: string): Promise<string | null> => {
+    if (allowPrivate === null) return 'request before the check began';
+    const r = await resolveHost(ctx, host, { allowPrivate });
+    return 'error' in r ? r.error : null;
+  };
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.continue();
-    const r =
-      allowPrivate === null
-        ? { error: 'request before the check began' }
-        : await resolveHost(ctx, url.hostname, { allowPrivate });
-    if ('error' in r) {
+    const error = await refusal(url.hostname);
+    if (error !== null) {
       if (route.request().isNavigationRequest() && route.request().frame().parentFrame() === null)
-        refused = r.error;
+        refused = error;
       return route.abort('addressunreachable');
     }
     return route.continue();
@@ -39,12 +42,8 @@ export async function installGuard(ctx: AppContext, context: BrowserContext): Pr
   // WebSockets do not pass context.route: without their own guard a page's script could open
   // ws://127.0.0.1:… (or any private address) while BELFRY_BLOCK_PRIVATE_TARGETS refuses its pages.
   await context.routeWebSocket(/.*/, async (ws) => {
-    const url = new URL(ws.url());
-    const r =
-      allowPrivate === null
-        ? { error: 'request before the check began' }
-        : await resolveHost(ctx, url.hostname, { allowPrivate });
-    if ('error' in r) await ws.close({ code: 1008, reason: r.error });
+    const error = await refusal(new URL(ws.url()).hostname);
+    if (error !== null) await ws.close({ code: 1008, reason: error });
     else ws.connectToServer();
   });
   return {
