@@ -43,3 +43,78 @@ describe('rowMaker', () => {
     db.close();
   });
 });
+
+describe('afterCommit', () => {
+  async function open() {
+    const SQL = await loadSqlJs();
+    const db = new SqlJsDb(new SQL.Database());
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)');
+    const journaled: string[][] = [];
+    db.setCommitSink((entries) => journaled.push(entries.map(([sql]) => sql)));
+    return { db, journaled };
+  }
+
+  it('runs at once outside a transaction', async () => {
+    const { db } = await open();
+    const seen: string[] = [];
+    db.afterCommit(() => seen.push('now'));
+    expect(seen).toEqual(['now']);
+    db.close();
+  });
+
+  it('waits for the outermost COMMIT and its journal record, savepoints included', async () => {
+    const { db, journaled } = await open();
+    const seen: string[] = [];
+    db.transaction(() => {
+      db.run("INSERT INTO t (name) VALUES ('a')");
+      db.transaction(() => {
+        db.run("INSERT INTO t (name) VALUES ('b')");
+        db.afterCommit(() => seen.push(`inner sees ${journaled.length} record(s)`));
+      });
+      db.afterCommit(() => seen.push('outer'));
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(['inner sees 1 record(s)', 'outer']);
+    db.close();
+  });
+
+  it('drops what a rolled-back savepoint or transaction registered', async () => {
+    const { db } = await open();
+    const seen: string[] = [];
+    db.transaction(() => {
+      db.afterCommit(() => seen.push('kept'));
+      expect(() =>
+        db.transaction(() => {
+          db.afterCommit(() => seen.push('savepoint rolled back'));
+          throw new Error('no');
+        }),
+      ).toThrow('no');
+    });
+    expect(() =>
+      db.transaction(() => {
+        db.afterCommit(() => seen.push('transaction rolled back'));
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    db.transaction(() => undefined);
+    expect(seen).toEqual(['kept']);
+    db.close();
+  });
+
+  it('runs every callback when one throws, then throws the first error', async () => {
+    const { db } = await open();
+    const seen: string[] = [];
+    expect(() =>
+      db.transaction(() => {
+        db.run("INSERT INTO t (name) VALUES ('a')");
+        db.afterCommit(() => {
+          throw new Error('first');
+        });
+        db.afterCommit(() => seen.push('second ran'));
+      }),
+    ).toThrow('first');
+    expect(seen).toEqual(['second ran']);
+    expect(db.first('SELECT count(*) AS n FROM t')).toEqual({ n: 1 });
+    db.close();
+  });
+});

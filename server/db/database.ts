@@ -31,6 +31,13 @@ export interface Db {
    */
   relaxed<T>(fn: () => T): T;
   /**
+   * Runs `fn` once the outermost transaction around this call has committed (and its journal record is
+   * appended), or at once outside a transaction. Dropped when the transaction or savepoint it was
+   * registered in rolls back. Bus events that announce committed rows (`message:created`) go through
+   * here, so a listener never sees a row a rollback takes back, nor one the journal does not hold yet.
+   */
+  afterCommit(fn: () => void): void;
+  /**
    * Grows with every write statement (committed or not) and every database swap: a reader that caches
    * something derived from the database knows it may still be right while this has not moved.
    */
@@ -103,6 +110,7 @@ export class SqlJsDb implements Db {
   private depth = 0;
   private relaxedOuter = false;
   private pending: JournalEntry[] = [];
+  private after: (() => void)[] = [];
   private sink: CommitSink | null = null;
   private writes = 0;
 
@@ -185,10 +193,16 @@ export class SqlJsDb implements Db {
     }
   }
 
+  afterCommit(fn: () => void): void {
+    if (this.depth === 0) fn();
+    else this.after.push(fn);
+  }
+
   transaction<T>(fn: () => T): T {
     if (this.depth === 0) return this.outer(fn);
     const name = `sp${this.depth}`;
     const mark = this.pending.length;
+    const afterMark = this.after.length;
     this.control(`SAVEPOINT ${name}`);
     this.depth++;
     try {
@@ -201,6 +215,7 @@ export class SqlJsDb implements Db {
       this.control(`ROLLBACK TO ${name}`);
       this.control(`RELEASE ${name}`);
       this.pending.length = mark;
+      this.after.length = afterMark;
       throw err;
     }
   }
@@ -282,12 +297,14 @@ export class SqlJsDb implements Db {
     this.control('BEGIN');
     this.depth = 1;
     this.pending = [];
+    this.after = [];
     let result: T;
     try {
       result = fn();
     } catch (err) {
       this.depth = 0;
       this.pending = [];
+      this.after = [];
       this.control('ROLLBACK');
       throw err;
     }
@@ -296,6 +313,11 @@ export class SqlJsDb implements Db {
     const entries = this.pending;
     this.pending = [];
     if (entries.length > 0) this.sink?.(entries, this.relaxedOuter);
+    const after = this.after;
+    if (after.length > 0) {
+      this.after = [];
+      runAll(after);
+    }
     return result;
   }
 
@@ -340,6 +362,21 @@ export class SqlJsDb implements Db {
     for (const p of this.cache.values()) p.stmt.free();
     this.cache.clear();
   }
+}
+
+/** Runs every callback even when one throws; the first error is rethrown once all have run. */
+function runAll(fns: readonly (() => void)[]): void {
+  let failed = false;
+  let first: unknown;
+  for (const fn of fns) {
+    try {
+      fn();
+    } catch (err) {
+      if (!failed) first = err;
+      failed = true;
+    }
+  }
+  if (failed) throw first;
 }
 
 /** The first `pages` pages of a file's storage, checked against the SQLite header. */

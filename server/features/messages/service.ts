@@ -56,7 +56,7 @@ export interface SendInput {
 
 /**
  * The one writing path of messages (POST /message, public webhooks, alert receivers, system notices):
- * quota and insert in one transaction, `message:created` after commit. Returns the wire messages.
+ * quota and insert in one transaction, `message:created` after the outermost commit. Returns the wire messages.
  */
 export function sendMessages(
   ctx: AppContext,
@@ -69,7 +69,11 @@ export function sendMessages(
   if (!target) throw errors.notFound('channel');
   if (target.internal === 1 && !opts.system) throw errors.systemChannel();
   const out = ctx.db.transaction(() => insertAll(ctx, target, senderName, inputs, opts.system ?? false));
-  for (const message of out) ctx.bus.emit('message:created', { message, ownerId: target.user_id });
+  // Inside a caller's transaction (a source family's state change, a router batch) the messages are not
+  // committed yet: they are announced once they are, and never when that transaction rolls back.
+  ctx.db.afterCommit(() => {
+    for (const message of out) ctx.bus.emit('message:created', { message, ownerId: target.user_id });
+  });
   return out;
 }
 
