@@ -7,6 +7,12 @@
  *   journal a crash leaves), then mixed load for BENCH_MEMORY_LOAD_S seconds (8 durable POST /message
  *   senders writing past 1M, a deep-page reader, a searcher) with a snapshot in the middle of it (SIGUSR2),
  *   then a clean stop (its final snapshot).
+ * The data set is 100 channels of 10,000 recent messages: what the retention job (every 10 minutes: 90 days,
+ * 10,000 a channel, 1,000,000 in all) keeps, so a long run holds ~1M messages while the senders write more.
+ * BENCH_MEMORY_RATE=<messages/s> paces the senders (default: closed loop, as fast as the server answers) and
+ * then the reader (10 pages/s) and the searcher (2 searches/s) too: an hour of closed-loop writing would
+ * store millions of messages between two retention runs, which no laptop sees; `BENCH_MEMORY_LOAD_S=3600
+ * BENCH_MEMORY_RATE=100` is the hour of mixed load.
  * Reports max / p50 per phase, the overall maximum, and writes an ASCII plot of the whole run to
  * BENCH_MEMORY_PLOT (default: printed to stderr).
  */
@@ -33,6 +39,20 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const LOAD_S = Number(process.env.BENCH_MEMORY_LOAD_S ?? 90);
 const SAMPLE_MS = 250;
 const SENDERS = 8;
+const RATE = Number(process.env.BENCH_MEMORY_RATE ?? 0);
+const CHANNELS = 100;
+
+/** Waits for the next slot of a loop paced at `perSecond` (no wait when unpaced). */
+function pacer(perSecond: number): () => Promise<void> {
+  if (!(perSecond > 0)) return async () => {};
+  const step = 1000 / perSecond;
+  let next = performance.now();
+  return async () => {
+    next += step;
+    const wait = next - performance.now();
+    if (wait > 0) await sleep(wait);
+  };
+}
 
 interface Sample {
   t: number;
@@ -74,7 +94,13 @@ async function seed(dir: string, sampler: RssSampler): Promise<{ fixture: Fixtur
   const { spawn } = await import('node:child_process');
   const proc = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'servers', 'seed-large.ts')], {
     cwd: ROOT,
-    env: { ...process.env, BENCH_DATA_DIR: dir, BENCH_ROWS: String(ROWS) },
+    env: {
+      ...process.env,
+      BENCH_DATA_DIR: dir,
+      BENCH_ROWS: String(ROWS),
+      BENCH_SEED_CHANNELS: String(CHANNELS),
+      BENCH_SEED_RECENT: '1',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   sampler.phase = 'seed: start';
@@ -180,7 +206,9 @@ export async function run(): Promise<Result> {
     let posted = 0;
     let failed = 0;
     const sender = async (w: number) => {
+      const pace = pacer(RATE / SENDERS);
       for (let n = 0; performance.now() < end; n++) {
+        await pace();
         const r = await httpCall(
           agent,
           server.port,
@@ -197,7 +225,9 @@ export async function run(): Promise<Result> {
       }
     };
     const reader = async () => {
+      const pace = pacer(RATE > 0 ? 10 : 0);
       for (let n = 0; performance.now() < end; n++) {
+        await pace();
         const r = await httpGetBytes(
           agent,
           server.port,
@@ -209,7 +239,9 @@ export async function run(): Promise<Result> {
     };
     const searcher = async () => {
       const words = ['database', 'host137', 'kafka timeout', 'backup'];
+      const pace = pacer(RATE > 0 ? 2 : 0);
       for (let n = 0; performance.now() < end; n++) {
+        await pace();
         const r = await httpGetBytes(
           agent,
           server.port,
@@ -231,6 +263,9 @@ export async function run(): Promise<Result> {
       snapshotMidway,
     ]);
     agent.destroy();
+    result['mixed load: seconds, senders'] =
+      `${LOAD_S} s, ${SENDERS} senders ${RATE > 0 ? `paced at ${RATE} messages/s in all` : 'in a closed loop'}`;
+    result['RSS MB at the end of the mixed load'] = server.rssMb();
     result['RSS MB peak of the server so far (VmHWM, between samples too)'] = hwmMb(server.proc.pid!);
     result['mixed load: messages posted (failed requests)'] = `${posted} (${failed})`;
     result['snapshot under load: total ms'] = snapshot;

@@ -4,6 +4,7 @@
  * count, that many WebSockets of the channel's owner are open throughout, so every message fans out to
  * all of them (the fan-out in the profile; the senders then run at the rate the fan-out allows).
  *   npx tsx test/bench/profile-post.ts [seconds] [sockets]
+ * BENCH_KEEP_PROFILE=1 keeps the .cpuprofile (its path is printed) for a closer look.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,10 @@ const store = await openBenchStore(dataDir);
 const fx = seedFixture(store, { devices: Math.max(1, Math.min(100, socketCount)) });
 await store.close();
 process.env.BENCH_CPU_PROF = profDir;
-const server = await spawnServer('test/bench/servers/belfry.ts', { BENCH_DATA_DIR: dataDir });
+// BENCH_PROFILE_SERVER=bare (or reference) profiles a reference pipeline under the same load instead.
+const server = await spawnServer(`test/bench/servers/${process.env.BENCH_PROFILE_SERVER ?? 'belfry'}.ts`, {
+  BENCH_DATA_DIR: dataDir,
+});
 delete process.env.BENCH_CPU_PROF;
 let frames = 0;
 const sockets: WebSocket[] = [];
@@ -58,7 +62,7 @@ const r = await closedLoopLoad({
     method: 'POST',
     path: '/message',
     body,
-    headers: { 'Content-Type': 'application/json', 'X-Service-Key': fx.appToken },
+    headers: { 'Content-Type': 'application/json', 'X-Gotify-Key': fx.appToken },
   }),
 });
 const cpu = server.cpuMs() - cpu0;
@@ -104,4 +108,5 @@ if (file) {
     console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  incl  ${k}`);
 }
 rmSync(dataDir, { recursive: true, force: true });
-rmSync(profDir, { recursive: true, force: true });
+if (process.env.BENCH_KEEP_PROFILE) console.log(`profile kept in ${profDir}`);
+else rmSync(profDir, { recursive: true, force: true });

@@ -7,6 +7,9 @@
  * BENCH_TAIL=<n> writes exactly n. Prints one JSON line with the
  * fixture and timings. Deterministic text: 32 words mixed by the row number, ~120 characters a message.
  * Before it, one `{"phase": …}` line as each step starts (memory.bench.ts labels its RSS samples by them).
+ * BENCH_SEED_CHANNELS (default 10) spreads the rows over that many channels; BENCH_SEED_RECENT=1 dates them
+ * up to a day ago instead of January 2025, so the retention job (90 days, 10,000 a channel, 1M in all)
+ * keeps them: memory.bench.ts seeds 100 channels of 10,000 that way for its long mixed load.
  */
 import { SNAPSHOT_JOURNAL_BYTES } from '../../../server/db/store';
 import { indexSearchBatch } from '../../../server/features/messages/search-index';
@@ -17,7 +20,7 @@ if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TAIL = process.env.BENCH_TAIL ? Number(process.env.BENCH_TAIL) : null;
 const BATCH = 50_000;
-const CHANNELS = 10;
+const CHANNELS = Number(process.env.BENCH_SEED_CHANNELS ?? 10);
 const WORDS = [
   'backup',
   'deploy',
@@ -60,7 +63,9 @@ const t0 = performance.now();
 phase('bulk insert');
 const store = await openBenchStore(dataDir);
 const fx = seedFixture(store, { channels: CHANNELS, devices: 2 });
-const base = Date.UTC(2025, 0, 1);
+// One message a second; recent: the last (tail included) about a day before now.
+const base =
+  process.env.BENCH_SEED_RECENT === '1' ? Date.now() - (ROWS + 100_000) * 1000 : Date.UTC(2025, 0, 1);
 const channelCase = `CASE n % ${CHANNELS} ${fx.channelIds.map((id, i) => `WHEN ${i} THEN ${id}`).join(' ')} END`;
 for (let from = 0; from < ROWS; from += BATCH) {
   const to = Math.min(ROWS, from + BATCH);
