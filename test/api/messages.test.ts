@@ -131,6 +131,35 @@ describe('POST /message', () => {
     ).toBe(1);
   });
 
+  it('concurrent POST /message (group-committed in shared batches) each get their own answer: 200, 429 past the quota', async () => {
+    const u = await freshUser();
+    const c = await makeChannel(t, u.dev);
+    const other = await makeChannel(t, dev, { name: 'neighbour' });
+    const limit = t.server.ctx.config.plans.free.eventsPerDay;
+    t.server.ctx.db.transaction(() => consumeEvents(t.server.ctx, u.id, limit - 5));
+    const mine = Array.from({ length: 12 }, (_, i) =>
+      t.request('POST', '/message', { token: c.token, json: { message: `burst ${i}` } }),
+    );
+    const theirs = Array.from({ length: 4 }, (_, i) =>
+      t.request('POST', '/message', { token: other.token, json: { message: `beside ${i}` } }),
+    );
+    const answers = await Promise.all(mine);
+    expect((await Promise.all(theirs)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(answers.map((r) => r.status).sort()).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
+    // What was answered 200 is stored, once each, and nothing of a refused one.
+    const stored = t.server.ctx.db
+      .all<{ id: number; message: string }>('SELECT id, message FROM messages WHERE channel_id = ?', [c.id])
+      .sort((a, b) => a.id - b.id);
+    expect(stored.map((m) => m.id)).toEqual(
+      answers
+        .filter((r) => r.status === 200)
+        .map((r) => r.body.id)
+        .sort((a: number, b: number) => a - b),
+    );
+    for (const r of answers.filter((a) => a.status === 200))
+      expect(stored.find((m) => m.id === r.body.id)?.message).toBe(r.body.message);
+  });
+
   it('POST /message works from the npm gotify client with ?token=', async () => {
     const c = await makeChannel(t, dev);
     await gotify({ server: t.url, app: c.token, title: 'npm', message: 'from gotify', priority: 4 });

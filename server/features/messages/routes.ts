@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { inWriteBatch } from '../../db/write-batch';
 import { APP, principalOf, READ, readCredential, TOK } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { pagingQuery } from '../../http/paging';
@@ -76,7 +77,8 @@ export function messageRoutes(ctx: AppContext): RouteTable {
       throw errors.badRequest('POST /message takes a JSON body (Content-Type: application/json)');
     const p = principalOf(req);
     const body = parseBody(req, sendBody);
-    return sendMessages(ctx, p.channelId!, senderNameOf(p), [body])[0];
+    // Group-committed with the other writes of this turn of the loop (db/write-batch.ts).
+    return inWriteBatch(ctx.db, () => sendMessages(ctx, p.channelId!, senderNameOf(p), [body])[0]);
   });
   t.getLean('/message', READ, (req) => listMessages(ctx, principalOf(req), pageRequest(req)));
   t.get('/message/search', READ, (req) => {

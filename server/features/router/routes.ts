@@ -3,13 +3,13 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { inWriteBatch } from '../../db/write-batch';
 import { principalOf, TOK } from '../../http/auth';
 import { errors } from '../../http/errors';
 import { type LeanRequest, RouteTable } from '../../http/routes';
 import { idParam, isJson, parseBody } from '../../http/validate';
 import { PRIORITY_MAX, PRIORITY_MIN } from '../../lib/limits';
 import { pageRequest } from '../messages/routes';
-import { ingestBatched } from './batch';
 import { presentEvent, presentRouter, presentRule } from './present';
 import {
   changeRouter,
@@ -19,6 +19,7 @@ import {
   ensureRouter,
   getEvent,
   type IngestInput,
+  ingest,
   listEvents,
   listRoutedMessages,
   listRulesOf,
@@ -185,7 +186,7 @@ export function routerRoutes(ctx: AppContext): RouteTable {
     PREFIX,
     (req) => {
       const { token, rest } = splitPath(req.path);
-      return ingestBatched(ctx, token, leanInput(req, rest));
+      return inWriteBatch(ctx.db, () => ingest(ctx, token, leanInput(req, rest)));
     },
     CORS,
   );
@@ -193,7 +194,7 @@ export function routerRoutes(ctx: AppContext): RouteTable {
     openCors(res);
     if (req.method === 'HEAD') throw errors.routeNotFound('HEAD', req.path);
     const { token, rest } = splitPath(req.path);
-    return ingestBatched(ctx, token, expressInput(req as RouterRequest, rest));
+    return inWriteBatch(ctx.db, () => ingest(ctx, token, expressInput(req as RouterRequest, rest)));
   };
   const reader = readRawBody(ctx.config.bodyLimitBytes);
   for (const path of ['/router/:token', '/router/:token/*path']) {
