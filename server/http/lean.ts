@@ -83,7 +83,7 @@ function serveLean(
   ctx.activity.touch();
   if (route.headers) for (const [k, v] of Object.entries(route.headers)) res.setHeader(k, v);
   else applyCors(req, res, ctx.config.allowedOrigins);
-  const handle = (err: unknown, text?: string) => {
+  const handle = (err: unknown, text?: string, bytes?: Buffer) => {
     if (err) {
       answerError(ctx, req, res, path, err);
       return;
@@ -102,6 +102,7 @@ function serveLean(
       if (text !== undefined) {
         lean.body = parseJson(text);
         lean.rawBody = text;
+        lean.rawBytes = bytes;
       }
       const auth = route.auth;
       pending =
@@ -130,8 +131,12 @@ function serveLean(
   else readBody(req, ctx.config.bodyLimitBytes, handle);
 }
 
-/** The body as text, within the limit (413 like body-parser: by Content-Length first, then by count). */
-function readBody(req: IncomingMessage, limit: number, done: (err: unknown, text?: string) => void): void {
+/** The body as text and bytes, within the limit (413 like body-parser: by Content-Length first, then by count). */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  done: (err: unknown, text?: string, bytes?: Buffer) => void,
+): void {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     done(errors.payloadTooLarge(limit));
@@ -151,7 +156,8 @@ function readBody(req: IncomingMessage, limit: number, done: (err: unknown, text
   req.on('end', () => {
     if (settled) return;
     settled = true;
-    done(null, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'));
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    done(null, bytes.toString('utf8'), bytes);
   });
   req.on('error', () => {
     if (settled) return;

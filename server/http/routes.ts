@@ -10,6 +10,8 @@ export interface LeanRequest extends AuthRequest {
   body?: unknown;
   /** The body as received (UTF-8 text), for handlers that keep it (heartbeat pings). */
   rawBody?: string;
+  /** The same body's bytes as they came (the lean lane): stored as they are, without encoding the text again. */
+  rawBytes?: Buffer;
   /** `http` (Belfry serves no TLS itself; no proxy is trusted). */
   protocol: string;
 }

@@ -186,6 +186,38 @@ describe('router ingest with real senders', () => {
     expect(headers).not.toHaveProperty('connection');
   });
 
+  it('a JSON body is stored as its text on both lanes: BOM dropped, multi-byte text kept, malformed UTF-8 as U+FFFD', async () => {
+    const u = await routerUser(t);
+    const json = JSON.stringify({ city: 'Zürich ☃', emoji: '🔔' });
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]);
+    // A lone 0xff inside a string: not UTF-8; the parsed body and the stored text both hold U+FFFD.
+    const broken = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
+    const cases = [
+      { method: 'POST', bytes: bom, text: json, size: bom.length }, // lean lane
+      { method: 'PUT', bytes: bom, text: json, size: bom.length }, // express
+      { method: 'POST', bytes: broken, text: '{"name":"a\ufffdb"}', size: broken.length },
+      { method: 'PUT', bytes: broken, text: '{"name":"a\ufffdb"}', size: broken.length },
+    ];
+    for (const c of cases) {
+      const res = await t.request(c.method, `/router/${u.token}/bytes`, {
+        headers: { 'Content-Type': 'application/json' },
+        body: new Uint8Array(c.bytes),
+      });
+      expect(res.status, `${c.method} ${c.text}`).toBe(200);
+      const event = ok(
+        await t.request('GET', `/webhook-router/event/${res.body.id}`, { token: u.device.token }),
+        'event',
+      );
+      expect(event.body).toEqual(JSON.parse(c.text));
+      expect(event.size).toBe(c.size);
+      const row = t.server.ctx.db.first<{ body: string; kind: string }>(
+        'SELECT body, typeof(body) AS kind FROM router_events WHERE id = ?',
+        [res.body.id],
+      );
+      expect(row).toEqual({ body: c.text, kind: 'text' });
+    }
+  });
+
   it('an event keeps at most 50 headers', async () => {
     const u = await routerUser(t);
     const many: Record<string, string> = {};

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { parse as parseQueryString } from 'node:querystring';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
@@ -148,21 +149,37 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * The JSON body to store: its bytes as received, without the BOM, when they are well-formed UTF-8 (the
+ * text that was parsed is exactly their decoding, so nothing is encoded again); else the decoded text.
+ */
+function jsonBody(bytes: Buffer | undefined, text: string): string | Uint8Array {
+  if (bytes === undefined || !isUtf8(bytes)) return stripBom(text);
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
 /** What ingest needs of a request, from the lean lane (GET, or POST with a plain JSON body). */
 function leanInput(req: LeanRequest, rest: string): IngestInput {
   const raw = req.rawBody;
   const base = { path: rest, method: req.method ?? 'GET', query: { ...req.query }, headers: req.headers };
   if (raw === undefined || raw === '')
     return { ...base, body: null, bodyKind: 'none', bodyText: null, size: 0 };
-  return { ...base, body: req.body, bodyKind: 'json', bodyText: stripBom(raw), size: Buffer.byteLength(raw) };
+  const size = req.rawBytes?.length ?? Buffer.byteLength(raw);
+  return { ...base, body: req.body, bodyKind: 'json', bodyText: jsonBody(req.rawBytes, raw), size };
 }
 
 /** The same from express: JSON parsed by app.ts (raw bytes on rawBody), anything else read above. */
 function expressInput(req: RouterRequest, rest: string): IngestInput {
   const base = { path: rest, method: req.method, query: { ...req.query }, headers: req.headers };
   if (isJson(req) && req.rawBody !== undefined && req.rawBody.length > 0) {
-    const text = stripBom(req.rawBody.toString('utf8'));
-    return { ...base, body: req.body, bodyKind: 'json', bodyText: text, size: req.rawBody.length };
+    const text = req.rawBody.toString('utf8');
+    return {
+      ...base,
+      body: req.body,
+      bodyKind: 'json',
+      bodyText: jsonBody(req.rawBody, text),
+      size: req.rawBody.length,
+    };
   }
   const bytes = req.routerBody;
   if (bytes === undefined || bytes.length === 0)

@@ -478,7 +478,8 @@ export interface IngestInput {
   body: unknown;
   /** How the body is stored: JSON text (json), the text itself (text), or nothing. */
   bodyKind: EventRow['body_kind'];
-  bodyText: string | null;
+  /** The body as stored: its text, or that text's UTF-8 bytes when the request's own bytes can be kept. */
+  bodyText: string | Uint8Array | null;
   size: number;
 }
 

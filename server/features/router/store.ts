@@ -192,7 +192,8 @@ export interface EventInsert {
   query: string;
   headers: string;
   bodyKind: EventRow['body_kind'];
-  body: string | null;
+  /** Text, or its UTF-8 bytes (stored as they are). */
+  body: string | Uint8Array | null;
   size: number;
   receivedAt: number;
   ruleId: number | null;
@@ -201,7 +202,8 @@ export interface EventInsert {
 }
 
 /**
- * The headers and body (up to 64 KiB) go in as UTF-8 bytes, cast to TEXT by SQLite: sql.js would
+ * The headers and body (up to 64 KiB) go in as UTF-8 bytes, cast to TEXT by SQLite (the body's are the
+ * request's own bytes when they are well-formed UTF-8: no encoding at all on that path): sql.js would
  * otherwise encode each string to UTF-8 in a JavaScript loop (twice: to measure, then to copy), and the
  * journal copies bytes as they are. A string that is not well-formed UTF-16 (a lone surrogate) is
  * stored with U+FFFD in its place, as every other UTF-8 encoder in the server writes it.
@@ -217,7 +219,7 @@ export function insertEvent(db: Db, e: EventInsert): number {
       e.query,
       Buffer.from(e.headers, 'utf8'),
       e.bodyKind,
-      e.body === null ? null : Buffer.from(e.body, 'utf8'),
+      typeof e.body === 'string' ? Buffer.from(e.body, 'utf8') : e.body,
       e.size,
       e.receivedAt,
       e.ruleId,
