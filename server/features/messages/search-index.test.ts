@@ -2,7 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeChannel, makeUser } from '../../../test/helpers/factories';
 import { startTestServer, type TestServer } from '../../../test/helpers/test-server';
 import { QUIET_AFTER_MS } from '../../http/activity';
-import { indexAllPending, indexSearchBatch, mergeSearchIndex, SEARCH_INDEX_LAG_MS } from './search-index';
+import {
+  indexAllPending,
+  indexSearchBatch,
+  mergeSearchIndex,
+  SEARCH_INDEX_BATCH_ROWS,
+  SEARCH_INDEX_LAG_MS,
+  SEARCH_INDEX_MIN_ROWS,
+  SearchIndexer,
+} from './search-index';
 
 let t: TestServer | undefined;
 afterEach(() => t?.close());
@@ -173,5 +181,48 @@ describe('batched search indexing', () => {
     s.clock.advance(SEARCH_INDEX_LAG_MS);
     await s.server.scheduler.tick();
     expect(fts(s)).toEqual([id]);
+  });
+});
+
+describe('background batch sizing', () => {
+  it('sizes its batches to about SEARCH_INDEX_BATCH_MS of work, within its bounds, and indexes everything', async () => {
+    t = await startTestServer();
+    const s = t;
+    const { channel } = await channelOf(s);
+    const db = s.server.ctx.db;
+    const userId = db.first<{ u: number }>('SELECT user_id AS u FROM channels WHERE id = ?', [channel.id])!.u;
+    db.transaction(() => {
+      for (let i = 0; i < 15_000; i++)
+        db.run(
+          'INSERT INTO messages (channel_id, user_id, message, title, priority, date) VALUES (?, ?, ?, ?, 5, ?)',
+          [channel.id, userId, `gamma ${i}`, 't', s.clock.now()],
+        );
+    });
+    // Each batch "takes" its rows × costMsPerRow: the indexer reads the time before and after a batch.
+    let now = 0;
+    let costMsPerRow = 0.1;
+    let indexedBefore = 0;
+    let reads = 0;
+    const indexer = new SearchIndexer(SEARCH_INDEX_LAG_MS, () =>
+      ++reads % 2 === 1 ? now : now + (fts(s).length - indexedBefore) * costMsPerRow,
+    );
+    const batch = () => {
+      indexedBefore = fts(s).length;
+      const size = indexer.batchRows();
+      indexer.runDue(s.server.ctx);
+      now += 100;
+      return size;
+    };
+    expect(batch()).toBe(SEARCH_INDEX_MIN_ROWS * 4); // nothing known yet
+    // 0.1 ms a row: 200 rows took 20 ms, so the next batch shrinks to the minimum.
+    expect(batch()).toBe(SEARCH_INDEX_MIN_ROWS);
+    // Cheap rows (1 µs): the estimate moves toward them and the batches grow, up to the cap.
+    costMsPerRow = 0.001;
+    const sizes: number[] = [];
+    while (fts(s).length < messageIds(s).length) sizes.push(batch());
+    expect(Math.max(...sizes)).toBe(SEARCH_INDEX_BATCH_ROWS);
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i]!).toBeGreaterThanOrEqual(sizes[i - 1]!);
+    expect(fts(s)).toEqual(messageIds(s));
+    db.run("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
   });
 });
