@@ -205,22 +205,35 @@ export async function run(): Promise<Result> {
     const end = performance.now() + LOAD_S * 1000;
     let posted = 0;
     let failed = 0;
+    const why = new Map<string, number>();
+    /** A request's status, or 0 when it failed outright (counted by reason: the run goes on). */
+    const attempt = async (call: () => Promise<{ status: number }>): Promise<number> => {
+      try {
+        return (await call()).status;
+      } catch (err) {
+        const reason = (err as { code?: string }).code ?? String(err);
+        why.set(reason, (why.get(reason) ?? 0) + 1);
+        return 0;
+      }
+    };
     const sender = async (w: number) => {
       const pace = pacer(RATE / SENDERS);
       for (let n = 0; performance.now() < end; n++) {
         await pace();
-        const r = await httpCall(
-          agent,
-          server.port,
-          'POST',
-          `/message?token=${fx.appToken}`,
-          JSON.stringify({
-            title: `load ${w}`,
-            message: `Mixed load message ${n} from worker ${w}: backup finished on host${n % 200}`,
-            priority: 5,
-          }),
+        const status = await attempt(() =>
+          httpCall(
+            agent,
+            server.port,
+            'POST',
+            `/message?token=${fx.appToken}`,
+            JSON.stringify({
+              title: `load ${w}`,
+              message: `Mixed load message ${n} from worker ${w}: backup finished on host${n % 200}`,
+              priority: 5,
+            }),
+          ),
         );
-        if (r.status === 200) posted++;
+        if (status === 200) posted++;
         else failed++;
       }
     };
@@ -228,13 +241,15 @@ export async function run(): Promise<Result> {
       const pace = pacer(RATE > 0 ? 10 : 0);
       for (let n = 0; performance.now() < end; n++) {
         await pace();
-        const r = await httpGetBytes(
-          agent,
-          server.port,
-          `/message?limit=100&since=${1_000 + ((n * 7_919) % 50_000)}`,
-          headers,
+        const status = await attempt(() =>
+          httpGetBytes(
+            agent,
+            server.port,
+            `/message?limit=100&since=${1_000 + ((n * 7_919) % 50_000)}`,
+            headers,
+          ),
         );
-        if (r.status !== 200) failed++;
+        if (status !== 200) failed++;
       }
     };
     const searcher = async () => {
@@ -242,13 +257,15 @@ export async function run(): Promise<Result> {
       const pace = pacer(RATE > 0 ? 2 : 0);
       for (let n = 0; performance.now() < end; n++) {
         await pace();
-        const r = await httpGetBytes(
-          agent,
-          server.port,
-          `/message/search?q=${encodeURIComponent(words[n % words.length]!)}&limit=100`,
-          headers,
+        const status = await attempt(() =>
+          httpGetBytes(
+            agent,
+            server.port,
+            `/message/search?q=${encodeURIComponent(words[n % words.length]!)}&limit=100`,
+            headers,
+          ),
         );
-        if (r.status !== 200) failed++;
+        if (status !== 200) failed++;
       }
     };
     const snapshotMidway = (async () => {
@@ -268,6 +285,14 @@ export async function run(): Promise<Result> {
     result['RSS MB at the end of the mixed load'] = server.rssMb();
     result['RSS MB peak of the server so far (VmHWM, between samples too)'] = hwmMb(server.proc.pid!);
     result['mixed load: messages posted (failed requests)'] = `${posted} (${failed})`;
+    if (why.size > 0)
+      result['mixed load: requests that failed outright, by reason'] = [...why]
+        .map(([reason, n]) => `${reason} ×${n}`)
+        .join(', ');
+    // Alive and answering after the load (a failed request above must not hide a crashed server).
+    result['server answers GET /health after the load'] = await attempt(() =>
+      httpGetBytes(new Agent(), server.port, '/health', {}),
+    );
     result['snapshot under load: total ms'] = snapshot;
 
     sampler.phase = 'server: clean stop (final snapshot)';
