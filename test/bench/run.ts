@@ -180,6 +180,18 @@ function targets(r: Map<string, Result>): string[] {
       ' ms over the floor',
     ),
     line(
+      'start-up with 1M messages and the longest journal tail ≤ 2 s (createServer: snapshot load + replay + init)',
+      num('scale', (k) => k.startsWith('start-up: createServer')),
+      (v) => v <= 2000,
+      ' ms',
+    ),
+    line(
+      'resident memory with 1M messages ≤ 0.6 GB at all times (the server’s largest sample, every phase of the memory bench)',
+      num('memory', (k) => k.startsWith('RSS MB max of the server')),
+      (v) => v <= 600,
+      ' MB',
+    ),
+    line(
       'search p99 ≤ 50 ms (the slowest of the three searches)',
       Math.max(
         ...['common word', 'rare word', 'two words'].map(
