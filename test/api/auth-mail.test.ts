@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
+  MAIL_LEASE_MS,
   MAIL_MAX_ATTEMPTS,
   MAIL_RETRY_FIRST_MS,
   MAIL_RETRY_MAX_MS,
@@ -106,6 +107,32 @@ describe('mail retries (issue 20: mail is never silently lost)', () => {
       expect(outbox(t)).toEqual([{ status: 'failed', attempts: MAIL_MAX_ATTEMPTS, next_attempt_at: null }]);
       expect(t.log.lines.some((l) => l.includes('mail failed; giving up'))).toBe(true);
       expect(t.log.lines.filter((l) => l.includes('x.test/reset'))).toEqual([]);
+    } finally {
+      await t.close();
+      await smtp.close();
+    }
+  });
+
+  test('a mail whose SMTP attempt outlasts its lease (a laptop asleep mid-send) is not sent a second time', async () => {
+    const smtp = await startSmtp();
+    const t = await startTestServer({ config: { smtpUrl: smtp.url } });
+    try {
+      const release = smtp.holdNext();
+      const sending = sendMail(t.server.ctx, mail);
+      await expect.poll(() => smtp.mails.length).toBe(1);
+      // The server has the mail but has not answered DATA; the clock jumps past the lease.
+      await advance(t, MAIL_LEASE_MS + 60_000);
+      await advance(t, MAIL_LEASE_MS + 60_000);
+      expect(smtp.attempts).toBe(1);
+      // Still held, with its lease renewed rather than left due (the due timer does not spin on it).
+      expect(outbox(t)).toEqual([{ status: 'pending', attempts: 0, next_attempt_at: expect.any(Number) }]);
+      expect(outbox(t)[0]!.next_attempt_at).toBeGreaterThan(t.clock.now());
+      release();
+      await sending;
+      expect(outbox(t)).toEqual([]);
+      await advance(t, MAIL_RETRY_MAX_MS);
+      expect(smtp.attempts).toBe(1);
+      expect(smtp.mails).toHaveLength(1);
     } finally {
       await t.close();
       await smtp.close();

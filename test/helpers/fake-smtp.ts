@@ -12,6 +12,12 @@ export interface FakeSmtp {
    * `550 5.1.1 mailbox unavailable` for a permanent refusal).
    */
   failNext(n: number, reply?: string): void;
+  /**
+   * The next accepted message is recorded at once but its `250 queued` waits until the returned function is
+   * called: the sender is still inside its SMTP attempt while the test sees the mail (a slow server, or a
+   * laptop asleep mid-transaction).
+   */
+  holdNext(): () => void;
   close(): Promise<void>;
 }
 
@@ -19,6 +25,7 @@ export interface FakeSmtp {
 export async function startSmtp(): Promise<FakeSmtp> {
   let failing = 0;
   let failReply = '451 4.3.0 try again later';
+  let hold: Promise<void> | null = null;
   const sockets = new Set<import('node:net').Socket>();
   const state: FakeSmtp = {
     url: '',
@@ -27,6 +34,13 @@ export async function startSmtp(): Promise<FakeSmtp> {
     failNext: (n, reply = '451 4.3.0 try again later') => {
       failing = n;
       failReply = reply;
+    },
+    holdNext: () => {
+      let release!: () => void;
+      hold = new Promise<void>((r) => {
+        release = r;
+      });
+      return release;
     },
     close: () =>
       new Promise((resolve) => {
@@ -52,7 +66,10 @@ export async function startSmtp(): Promise<FakeSmtp> {
           inData = false;
           state.mails.push(cur);
           cur = { from: '', to: [], data: '' };
-          socket.write('250 queued\r\n');
+          if (hold) {
+            void hold.then(() => socket.write('250 queued\r\n'));
+            hold = null;
+          } else socket.write('250 queued\r\n');
           continue;
         }
         const nl = buf.indexOf('\r\n');

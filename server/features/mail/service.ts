@@ -47,7 +47,7 @@ export const MAIL_MAX_ATTEMPTS = 8;
 export const MAIL_RETRY_FIRST_MS = 60_000;
 export const MAIL_RETRY_MAX_MS = 3_600_000;
 /** An attempt under way holds its mail this long: after a crash mid-attempt, the mail is tried again then. */
-const MAIL_LEASE_MS = 15 * 60_000;
+export const MAIL_LEASE_MS = 15 * 60_000;
 const MAIL_BATCH = 10;
 const LAST_ERROR_MAX_CHARS = 500;
 
@@ -86,8 +86,34 @@ export async function sendMail(ctx: AppContext, mail: Mail): Promise<void> {
   if (row) await attempt(ctx, row);
 }
 
+/**
+ * Outbox ids with an SMTP attempt under way in this process. The lease only covers a crash: when the clock
+ * jumps past it while the attempt still runs (a laptop asleep mid-transaction, a server slow to answer
+ * DATA), the due timer must not send the same mail a second time.
+ */
+const inFlight = new WeakMap<AppContext, Set<number>>();
+
+function inFlightOf(ctx: AppContext): Set<number> {
+  const known = inFlight.get(ctx);
+  if (known) return known;
+  const set = new Set<number>();
+  inFlight.set(ctx, set);
+  return set;
+}
+
 /** One SMTP attempt of a pending mail: deleted when sent, else rescheduled or given up. */
 async function attempt(ctx: AppContext, row: OutboxRow): Promise<void> {
+  const running = inFlightOf(ctx);
+  if (running.has(row.id)) return;
+  running.add(row.id);
+  try {
+    await attemptOnce(ctx, row);
+  } finally {
+    running.delete(row.id);
+  }
+}
+
+async function attemptOnce(ctx: AppContext, row: OutboxRow): Promise<void> {
   const url = ctx.config.smtpUrl;
   if (!url) return; // SMTP switched off since: the mail waits, visible as pending
   try {
@@ -123,6 +149,7 @@ export const mailDueSource: DueSource = {
   runDue: async (ctx, now) => {
     const rows = dueMail(ctx.db, now, MAIL_BATCH);
     if (rows.length === 0) return;
+    // A mail whose attempt still runs (see inFlight) has its lease renewed here and is not sent again.
     const until = ctx.clock.now() + MAIL_LEASE_MS;
     ctx.db.transaction(() => {
       for (const r of rows) leaseMail(ctx.db, r.id, until);
