@@ -17,9 +17,10 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // CI (a 2-core machine running two test files at once, browsers included): a test that fails is run
     // again, up to twice, before it counts as failed. It still fails when it fails every time. This absorbs
-    // load-dependent flakes seen on clean-clone runs (a mail retried because its first SMTP attempt
-    // outlived a clock jump in status-pages, a chart window in web-scripts e2e), which are listed in the
-    // session notes for fixing at their cause; locally (no CI) a failure counts at once.
+    // load-dependent flakes seen on clean-clone runs (a chart window in web-scripts e2e), which are listed
+    // in the session notes for fixing at their cause (the status-pages mail sent twice is fixed: an SMTP
+    // attempt outliving its lease is no longer repeated); locally (no CI) a failure counts at once. A test
+    // that shares a server with others must start afresh when retried (its own page, addresses, ids).
     retry: process.env.CI ? 2 : 0,
     pool: 'forks',
     // Two cores: keep parallelism modest so timing-sensitive tests (crash, e2e) are not starved.
