@@ -72,8 +72,9 @@ function flush(db: Db): void {
       }
     });
   } catch (err) {
-    // The batch's COMMIT failed (nothing of it is stored), or a listener of what it committed threw
-    // (Db.afterCommit): every write of the batch gets the error, as each would alone.
+    // The batch's COMMIT failed (nothing of it is stored), or an after-commit callback threw
+    // (Db.afterCommit): every write of the batch gets the error, as each would alone. sendMessages logs
+    // what its message:created listeners throw instead, so a stored message is never answered with a 500.
     for (const job of jobs) job.reject(err);
     return;
   }

@@ -89,3 +89,32 @@ it('a routed message reaches the sockets only after the fsync of its batch', asy
   expect(hub(t).counters.delivered).toBe(delivered + 1);
   ws.ws.close();
 });
+
+it('a message:created listener that throws does not fail the writes it announces, alone or batched', async () => {
+  t = await startTestServer();
+  const { deviceToken, makeChannel } = await import('../helpers/factories');
+  const dev = await deviceToken(t);
+  const channel = await makeChannel(t, dev.token);
+  let calls = 0;
+  const off = t.server.ctx.bus.on('message:created', () => {
+    calls++;
+    throw new Error('listener broke');
+  });
+  try {
+    const post = (i: number) =>
+      t!.request('POST', '/message', { token: channel.token, json: { message: `m${i}` } });
+    // One alone (its own transaction), then 20 at once (one write batch: a transaction of savepoints).
+    const alone = await post(0);
+    const batch = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i + 1)));
+    expect([alone, ...batch].map((r) => r.status)).toEqual(Array(21).fill(200));
+    const stored = t.server.ctx.db.first<{ n: number }>(
+      'SELECT count(*) AS n FROM messages WHERE channel_id = ?',
+      [channel.id],
+    );
+    expect(stored?.n).toBe(21);
+    expect(calls).toBe(21);
+    expect(t.log.lines.filter((l) => l.includes('a message:created listener failed')).length).toBe(21);
+  } finally {
+    off();
+  }
+});
