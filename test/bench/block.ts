@@ -50,16 +50,29 @@ export function parseBlock(block: string): { measured: string | null; outputs: S
 
 /**
  * The new figures over the old block's: a bench that ran replaces its section (marked with the time it
- * ran), every other section and Node version stays as it was.
+ * ran), every other section and Node version stays as it was. Sections go by major version: a run under
+ * a newer Node 24 takes over the Node 24 section, and the figures it did not replace say which version
+ * measured them.
  */
 export function mergeOutputs(old: SuiteOutput[], fresh: SuiteOutput[], measuredAt: string): SuiteOutput[] {
+  const major = (v: string) => v.split('.')[0];
   const merged = old.map((o) => ({ ...o, results: [...o.results] }));
   for (const f of fresh) {
     const stamped = f.results.map((r) => ({ ...r, measuredAt }));
-    const into = merged.find((o) => o.node === f.node);
+    const into = merged.find((o) => major(o.node) === major(f.node));
     if (!into) {
       merged.push({ ...f, results: stamped });
       continue;
+    }
+    if (into.node !== f.node) {
+      const kept = new Set(into.results.map((r) => r.name));
+      for (const r of stamped) kept.delete(r.name);
+      into.results = into.results.map((r) =>
+        kept.has(r.name) && !r.measuredAt?.includes(' under Node ')
+          ? { ...r, measuredAt: `${r.measuredAt ?? 'in the full run'} under Node ${into.node}` }
+          : r,
+      );
+      into.node = f.node;
     }
     for (const r of stamped) {
       const i = into.results.findIndex((x) => x.name === r.name);
@@ -69,4 +82,18 @@ export function mergeOutputs(old: SuiteOutput[], fresh: SuiteOutput[], measuredA
     into.results.sort((x, y) => x.name.localeCompare(y.name));
   }
   return merged;
+}
+
+/** A word of `npm run bench -- <words>` picks the bench it names, or (naming none) every bench whose name contains it. */
+export function pickedBy(word: string, name: string, names: ReadonlySet<string>): boolean {
+  return names.has(word) ? name === word : name.includes(word);
+}
+
+/**
+ * A suite that runs longer than this is killed (a bench that hangs). The memory bench's hour of load
+ * (BENCH_MEMORY_LOAD_S) comes on top: the first hour-long run was killed a minute before its end.
+ */
+export function suiteTimeoutMs(env: Record<string, string | undefined>): number {
+  const load = Number(env.BENCH_MEMORY_LOAD_S);
+  return 60 * 60_000 + (Number.isFinite(load) && load > 0 ? load * 1000 : 0);
 }
