@@ -54,11 +54,19 @@ export function parseBlock(block: string): { measured: string | null; outputs: S
  * a newer Node 24 takes over the Node 24 section, and the figures it did not replace say which version
  * measured them.
  */
-export function mergeOutputs(old: SuiteOutput[], fresh: SuiteOutput[], measuredAt: string): SuiteOutput[] {
+export function mergeOutputs(
+  old: SuiteOutput[],
+  fresh: SuiteOutput[],
+  measuredAt: string | undefined,
+): SuiteOutput[] {
   const major = (v: string) => v.split('.')[0];
   const merged = old.map((o) => ({ ...o, results: [...o.results] }));
   for (const f of fresh) {
-    const stamped = f.results.map((r) => ({ ...r, measuredAt }));
+    // A result read back from the block keeps its own time; one fresh from a suite gets this run's.
+    const stamped = f.results.map((r) => {
+      const at = r.measuredAt ?? measuredAt;
+      return at === undefined ? { ...r } : { ...r, measuredAt: at };
+    });
     const into = merged.find((o) => major(o.node) === major(f.node));
     if (!into) {
       merged.push({ ...f, results: stamped });
@@ -96,4 +104,9 @@ export function pickedBy(word: string, name: string, names: ReadonlySet<string>)
 export function suiteTimeoutMs(env: Record<string, string | undefined>): number {
   const load = Number(env.BENCH_MEMORY_LOAD_S);
   return 60 * 60_000 + (Number.isFinite(load) && load > 0 ? load * 1000 : 0);
+}
+
+/** One section per major Node version: a block written before sections went by major folds into that shape. */
+export function foldMajors(outputs: SuiteOutput[]): SuiteOutput[] {
+  return outputs.reduce<SuiteOutput[]>((acc, o) => mergeOutputs(acc, [o], undefined), []);
 }

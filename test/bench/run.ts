@@ -23,7 +23,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { mergeOutputs, parseBlock, pickedBy, type SuiteOutput, suiteTimeoutMs } from './block';
+import { foldMajors, mergeOutputs, parseBlock, pickedBy, type SuiteOutput, suiteTimeoutMs } from './block';
 import { BENCH_DIR, printTable, type Result, ROOT } from './lib';
 
 type Bench = { run: () => Promise<Result> };
@@ -365,7 +365,7 @@ function writeDocs(fresh: SuiteOutput[]): void {
     const old = parseBlock(doc.slice(a, b));
     measured = old.measured;
     outputs = mergeOutputs(
-      old.outputs,
+      foldMajors(old.outputs),
       fresh,
       `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     );
