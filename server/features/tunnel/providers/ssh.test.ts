@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import ssh2 from 'ssh2';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ed25519Pair,
   type FakeSshServer,
   freePort,
   generateClientKey,
@@ -11,9 +11,6 @@ import {
 } from '../../../../test/helpers/fake-ssh-server';
 import type { RunningTunnel, TunnelTarget } from '../provider';
 import { createSshProvider, parseSshSettings, type SshSettings } from './ssh';
-
-// ssh2 is CommonJS whose exports Node's ESM loader cannot name: take them off the default export.
-const { utils } = ssh2;
 
 const provider = createSshProvider({ readyTimeoutMs: 5_000 });
 
@@ -129,7 +126,7 @@ describe('ssh settings', () => {
 });
 
 function generateEncrypted(): string {
-  return utils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-ctr', rounds: 4 }).private;
+  return ed25519Pair({ passphrase: 'pw', cipher: 'aes256-ctr', rounds: 4 }).private;
 }
 
 describe('ssh tunnel against a loopback sshd', () => {
