@@ -29,6 +29,11 @@ function hasDisplay() {
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 }
 
+function jsFlags() {
+  const v8 = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
+  return v8.length > 0 ? [`--js-flags=${v8.join(' ')}`] : [];
+}
+
 function run(cmd, cmdArgs) {
   const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
@@ -63,7 +68,9 @@ if (why) {
   register();
   const { rendererBuildReason } = await import('./renderer-build.ts');
   (existsSync(main) && !rendererBuildReason(root) ? Promise.resolve() : build()).then(
-    () => run(bin, [root, ...args]),
+    // The V8 flags this process was started with (package.json, server/lib/v8-flags.ts) reach the server
+    // in Electron's main process only when given at launch.
+    () => run(bin, [...jsFlags(), root, ...args]),
     (err) => {
       console.error(`Belfry: ${err.message}`);
       process.exit(1);

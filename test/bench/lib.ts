@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrations } from '../../server/db/migrations.generated';
 import { openStore, type Store } from '../../server/db/store';
@@ -14,6 +14,7 @@ import { MESSAGE_SEARCH_INDEX } from '../../server/features/messages/search-inde
 import { systemClock } from '../../server/lib/clock';
 import { createLogger } from '../../server/lib/log';
 import { issueToken } from '../../server/lib/tokens';
+import { SERVER_V8_FLAGS } from '../../server/lib/v8-flags';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(BENCH_DIR, '..', '..');
@@ -102,11 +103,17 @@ export function spawnServer(
   opts: { timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ChildServer> {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const proc = spawn(process.execPath, [...prof, ...(opts.nodeArgs ?? []), '--import', 'tsx', script], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Belfry's own server starts as `npm run serve` starts it (server/lib/v8-flags.ts).
+  const own = basename(script) === 'belfry.ts' ? SERVER_V8_FLAGS : [];
+  const proc = spawn(
+    process.execPath,
+    [...prof, ...own, ...(opts.nodeArgs ?? []), '--import', 'tsx', script],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   proc.stderr!.on('data', (c: Buffer) => {
     stderr = (stderr + c.toString()).slice(-4000);
