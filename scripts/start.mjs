@@ -29,11 +29,6 @@ function hasDisplay() {
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 }
 
-function jsFlags() {
-  const v8 = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
-  return v8.length > 0 ? [`--js-flags=${v8.join(' ')}`] : [];
-}
-
 function run(cmd, cmdArgs) {
   const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
@@ -67,10 +62,10 @@ if (why) {
   const { register } = await import('tsx/esm/api');
   register();
   const { rendererBuildReason } = await import('./renderer-build.ts');
+  // The server's V8 flags reach Electron's main process (where the server runs) only when given at launch.
+  const { SERVER_V8_FLAGS } = await import('../server/lib/v8-flags.ts');
   (existsSync(main) && !rendererBuildReason(root) ? Promise.resolve() : build()).then(
-    // The V8 flags this process was started with (package.json, server/lib/v8-flags.ts) reach the server
-    // in Electron's main process only when given at launch.
-    () => run(bin, [...jsFlags(), root, ...args]),
+    () => run(bin, [`--js-flags=${SERVER_V8_FLAGS.join(' ')}`, root, ...args]),
     (err) => {
       console.error(`Belfry: ${err.message}`);
       process.exit(1);

@@ -72,7 +72,8 @@ export function sendMessages(
   // Inside a caller's transaction (a source family's state change, a router batch) the messages are not
   // committed yet: they are announced once they are, and never when that transaction rolls back.
   // A listener that throws (the hub, a job) is logged: the messages are stored, so their writers get their
-  // answer (a 500 for a kept message would make a client send it again), and the other listeners still run.
+  // answer (a 500 for a kept message would make a client send it again), and the batch's other messages are
+  // still announced. The listeners after the one that threw miss that message (EventEmitter stops there).
   ctx.db.afterCommit(() => {
     for (const message of out) {
       try {
