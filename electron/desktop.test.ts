@@ -11,6 +11,7 @@ import type { FetchLike } from './desktop-session';
 import { IPC } from './ipc/channels';
 import type { DesktopSettings } from './settings';
 import { type FakeElectron, fakeElectron, memoryStore } from './testing/fake-electron';
+import { V8_FLAGS_GIVEN_ENV } from './v8-relaunch';
 
 const TOKEN = `C${'a'.repeat(22)}`;
 
@@ -62,7 +63,12 @@ describe('desktop main process (with a stand-in for electron)', () => {
     if (userData) rmSync(userData, { recursive: true, force: true });
   });
 
-  const start = async (e: FakeElectron, api = fakeApi(), now = () => Date.parse('2026-01-05T12:00:00Z')) => {
+  const start = async (
+    e: FakeElectron,
+    api = fakeApi(),
+    now = () => Date.parse('2026-01-05T12:00:00Z'),
+    more: Partial<DesktopDeps> = {},
+  ) => {
     handle = await runDesktop({
       electron: e,
       factory: {
@@ -88,6 +94,7 @@ describe('desktop main process (with a stand-in for electron)', () => {
       fetch: api.fetch,
       now,
       log: () => {},
+      ...more,
     });
     return { handle: handle!, api };
   };
@@ -98,6 +105,47 @@ describe('desktop main process (with a stand-in for electron)', () => {
     expect(await runDesktop({ electron: e } as unknown as DesktopDeps)).toBeNull();
     expect(e.quitCalls).toBe(1);
     expect(e.windows).toHaveLength(0);
+  });
+
+  describe('the server’s V8 flags (they only work at launch)', () => {
+    const flags = ['--max-semi-space-size=16'];
+
+    it('a start without them (from the icon) relaunches once with them, before any server or window', async () => {
+      userData = mkdtempSync(join(tmpdir(), 'belfry-desktop-'));
+      const e = fakeElectron({ userData });
+      const env: NodeJS.ProcessEnv = {};
+      const hosts = askedHosts.length;
+      const { handle } = await start(e, fakeApi(), undefined, {
+        env,
+        v8: { flags, argv: ['/opt/Belfry/belfry', '--hidden'] },
+      });
+      expect(handle).toBeNull();
+      expect(e.relaunches).toEqual([['--hidden', '--js-flags=--max-semi-space-size=16']]);
+      expect(e.exitCodes).toEqual([0]);
+      expect(env[V8_FLAGS_GIVEN_ENV]).toBe('1');
+      expect(askedHosts).toHaveLength(hosts);
+      expect(e.windows).toHaveLength(0);
+    });
+
+    it('the relaunched instance, with the flags, starts as usual', async () => {
+      userData = mkdtempSync(join(tmpdir(), 'belfry-desktop-'));
+      const e = fakeElectron({ userData });
+      const { handle } = await start(e, fakeApi(), undefined, {
+        v8: { flags, argv: ['/opt/Belfry/belfry', '--hidden', '--js-flags=--max-semi-space-size=16'] },
+      });
+      expect(handle).not.toBeNull();
+      expect(e.relaunches).toEqual([]);
+      expect(e.windows).toHaveLength(1);
+    });
+
+    it('a second instance only hands over to the first: no relaunch', async () => {
+      userData = mkdtempSync(join(tmpdir(), 'belfry-desktop-'));
+      const e = fakeElectron({ userData, singleInstance: false });
+      const deps = { electron: e, env: {}, v8: { flags, argv: ['belfry'] } };
+      expect(await runDesktop(deps as unknown as DesktopDeps)).toBeNull();
+      expect(e.relaunches).toEqual([]);
+      expect(e.quitCalls).toBe(1);
+    });
   });
 
   it('hosts the server with its data in userData, opens one locked-down window and tells the first-run password', async () => {

@@ -12,6 +12,7 @@ import { type DesktopSettings, DesktopSettingsStore, lanUrls, parseSettingsPatch
 import { PAUSE_MS, TrayController } from './tray';
 import { isTrustedSender } from './trusted-sender';
 import { isSafeExternalUrl } from './trusted-url';
+import { V8_FLAGS_GIVEN_ENV, v8RelaunchArgs } from './v8-relaunch';
 import { createMainWindow, showWindow } from './window';
 
 export interface DesktopDeps {
@@ -28,6 +29,11 @@ export interface DesktopDeps {
   serverLog?: Logger;
   /** process.platform; injected so the macOS-only menu is testable anywhere. */
   platform?: NodeJS.Platform;
+  /**
+   * The server's V8 flags (server/lib/v8-flags.ts) and this process's argv: a start without them
+   * relaunches once with them (v8-relaunch.ts). Left out, the app never relaunches.
+   */
+  v8?: { flags: readonly string[]; argv: readonly string[] };
 }
 
 /**
@@ -68,6 +74,14 @@ export async function runDesktop(d: DesktopDeps): Promise<DesktopHandle | null> 
   } = d.electron;
   if (!app.requestSingleInstanceLock()) {
     app.quit();
+    return null;
+  }
+  // After the lock: a second click on the icon while Belfry runs only shows its window, no relaunch.
+  const relaunchArgs = d.v8 ? v8RelaunchArgs(d.v8.argv, d.env, d.v8.flags) : null;
+  if (relaunchArgs) {
+    d.env[V8_FLAGS_GIVEN_ENV] = '1'; // inherited by the new instance
+    app.relaunch({ args: relaunchArgs });
+    app.exit(0);
     return null;
   }
   let win: BrowserWindowInstance | null = null;

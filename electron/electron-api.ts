@@ -190,6 +190,8 @@ export interface App {
   requestSingleInstanceLock(): boolean;
   quit(): void;
   exit(code?: number): void;
+  /** Starts a new instance when this one exits; `args` replace process.argv.slice(1). */
+  relaunch(options?: { args?: string[] }): void;
   getPath(name: 'userData' | 'logs' | 'home'): string;
   getVersion(): string;
   setLoginItemSettings(settings: LoginItemSettings): void;

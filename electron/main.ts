@@ -9,6 +9,7 @@ import { loadConfig } from '../server/config';
 import { createServer } from '../server/index';
 import { installLastResortHandlers } from '../server/lib/last-resort';
 import type { Logger } from '../server/lib/log';
+import { SERVER_V8_FLAGS } from '../server/lib/v8-flags';
 import { runDesktop } from './desktop';
 import type { FetchLike } from './desktop-session';
 import type { ElectronApi, KeyValueStore } from './electron-api';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     now: () => Date.now(),
     log: (msg, err) => logger.warn(msg, err === undefined ? undefined : { err }),
     serverLog: logger,
+    v8: { flags: SERVER_V8_FLAGS, argv: process.argv },
   });
   if (handle) logger.info(`Belfry listening on ${handle.hosted().url}`);
 }

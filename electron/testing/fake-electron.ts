@@ -103,6 +103,8 @@ export interface FakeElectron extends ElectronApi {
   onBattery: boolean;
   quitCalls: number;
   exitCodes: number[];
+  /** The args of every app.relaunch() call. */
+  relaunches: (string[] | undefined)[];
   singleInstance: boolean;
   /** Invokes an IPC channel as the given web contents at the given frame URL. */
   invoke(
@@ -207,6 +209,7 @@ export function fakeElectron(opts: { userData: string; singleInstance?: boolean 
     onBattery: false,
     quitCalls: 0,
     exitCodes: [],
+    relaunches: [],
     singleInstance: opts.singleInstance ?? true,
     app: {
       isPackaged: false,
@@ -217,6 +220,7 @@ export function fakeElectron(opts: { userData: string; singleInstance?: boolean 
         appEvents.fire('before-quit', fakeEvent());
       },
       exit: (code = 0) => fake.exitCodes.push(code),
+      relaunch: (o?: { args?: string[] }) => fake.relaunches.push(o?.args),
       getPath: () => opts.userData,
       getVersion: () => '0.0.0-test',
       setLoginItemSettings: (s: LoginItemSettings) => fake.loginItems.push(s),

@@ -8,7 +8,8 @@
  *
  * They only work when the process starts (v8.setFlagsFromString later does not resize the heap), so they
  * live where processes start: package.json's `serve` and `start` scripts (v8-flags.test.ts holds them to
- * this list), scripts/start.mjs passes this list to Electron as `--js-flags`, and the benches start
- * Belfry's server with them (test/bench/lib.ts).
+ * this list), scripts/start.mjs passes this list to Electron as `--js-flags`, a desktop app started
+ * without them relaunches itself with them (electron/v8-relaunch.ts), and the benches start Belfry's
+ * server with them (test/bench/lib.ts).
  */
 export const SERVER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
