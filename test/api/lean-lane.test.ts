@@ -267,6 +267,21 @@ describe('GET /message on the lean lane answers like express', () => {
       expect(unslash(lane)).toEqual(unslash(express));
     });
 
+  it('a page of multi-byte text says its length in bytes, and reads back as sent', async () => {
+    const text = 'Привет, мир ✓ 🔔 naïve';
+    const sent = await t.request('POST', '/message', {
+      token: channel.token,
+      json: { message: text, title: 'Заголовок 🔔' },
+    });
+    expect(sent.status).toBe(200);
+    const res = await fetch(`${spiedUrl}/message?limit=1`, { headers: { Authorization: `Bearer ${dev}` } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    expect(bytes.length).toBeGreaterThan(bytes.toString('utf8').length);
+    const page = JSON.parse(bytes.toString('utf8')) as { messages: { message: string; title: string }[] };
+    expect(page.messages[0]).toMatchObject({ message: text, title: 'Заголовок 🔔' });
+  });
+
   it('takes GET /message, and leaves HEAD to express', async () => {
     fellBack.length = 0;
     const get = await request(spiedUrl, 'GET', '/message?limit=1', { token: dev });
