@@ -97,6 +97,14 @@ describe('interleavedLatency', () => {
     expect(a!.roundP99).toHaveLength(3);
     expect(b!.roundP99).toHaveLength(3);
     for (const v of [...a!.roundP99, ...b!.roundP99]) expect(v).toBeGreaterThan(0);
+    // The warm-up is timed apart: its p99 is reported, never pooled into the rounds.
+    expect(a!.warmupP99).toBeGreaterThan(0);
+    const [none] = await interleavedLatency([{ port: ports[0]!, make: () => ({ path: '/' }) }], {
+      rounds: 1,
+      count: 1,
+      warmup: 0,
+    });
+    expect(none!.warmupP99).toBeNaN();
   });
 
   it('fails on a page its check refuses, and on an answer that is not 200', async () => {

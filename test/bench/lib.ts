@@ -316,6 +316,8 @@ export interface RoundedLatency {
   p99: number;
   roundP99: number[];
   medianRoundP99: number;
+  /** p99 of the uncounted warm-up requests (NaN without any): what the first moments after start look like. */
+  warmupP99?: number;
 }
 
 export function summariseRounds(rounds: readonly number[][]): RoundedLatency {
@@ -346,10 +348,11 @@ export async function interleavedLatency(
 ): Promise<RoundedLatency[]> {
   const agents = targets.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
   const rounds = targets.map(() => [] as number[][]);
+  const warm = targets.map(() => [] as number[]);
   let n = 0;
   const once = (t: number): Promise<number> =>
     timedGet(agents[t]!, targets[t]!.port, targets[t]!.make(n), targets[t]!.check);
-  for (; n < opts.warmup; n++) for (let t = 0; t < targets.length; t++) await once(t);
+  for (; n < opts.warmup; n++) for (let t = 0; t < targets.length; t++) warm[t]!.push(await once(t));
   for (let round = 0; round < opts.rounds; round++) {
     const lat = targets.map(() => [] as number[]);
     for (let i = 0; i < opts.count; i++, n++)
@@ -357,7 +360,7 @@ export async function interleavedLatency(
     for (let t = 0; t < targets.length; t++) rounds[t]!.push(lat[t]!);
   }
   for (const a of agents) a.destroy();
-  return rounds.map(summariseRounds);
+  return rounds.map((r, t) => ({ ...summariseRounds(r), warmupP99: percentile(warm[t]!, 99) }));
 }
 
 /** Round r's order: forward on even rounds, backward on odd ones (each server leads and trails alike). */

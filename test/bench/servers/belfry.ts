@@ -2,11 +2,13 @@
  * Belfry in a child process for the benchmarks: the real createServer on 127.0.0.1:0 over BENCH_DATA_DIR.
  * Prints one JSON line when listening: port, createServer time (snapshot load + journal replay +
  * migrations + feature init) and the time since the process started. SIGUSR2 runs a snapshot and prints
- * `{"snapshotMs": …}` when it is durable (memory.bench.ts: a snapshot under load).
+ * `{"snapshotMs": …}` when it is durable (memory.bench.ts: a snapshot under load). BENCH_TRACE_FILE turns
+ * on servers/trace.ts (trace-page.ts reads it).
  */
 import { loadConfig } from '../../../server/config';
 import { createServer } from '../../../server/index';
 import { createLogger } from '../../../server/lib/log';
+import { traceServer } from './trace';
 
 const dataDir = process.env.BENCH_DATA_DIR;
 if (!dataDir) throw new Error('BENCH_DATA_DIR is required');
@@ -26,6 +28,7 @@ const config = loadConfig({
 });
 const server = await createServer(config, { log: createLogger('error') });
 const createMs = performance.now() - t0;
+if (process.env.BENCH_TRACE_FILE) traceServer(server, process.env.BENCH_TRACE_FILE);
 const { port } = await server.start();
 const smtpPort = server.smtp?.boundPort;
 process.stdout.write(
