@@ -45,7 +45,7 @@ const WARMUP = 100;
  * in those first rounds and 0.55–0.8 ms after, with the server's own time per request unchanged. The
  * target is the steady tail; the warm-up's figure is reported beside it.
  */
-const DEEP_WARMUP = 3_000;
+const DEEP_WARMUP = Number(process.env.BENCH_DEEP_WARMUP ?? 3_000);
 /** Rounds of the deep-page measurement: the judged p99 is their median (a noisy round spoils one). */
 const ROUNDS = Number(process.env.BENCH_PAGE_ROUNDS ?? 5);
 const APPID = Buffer.from('"appid":');
