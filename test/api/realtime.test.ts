@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLOSE } from '../../server/realtime/hub';
+import { CLOSE, PING_SLICE } from '../../server/realtime/hub';
 import { deviceToken, makeUser } from '../helpers/factories';
 import { startTestServer, type TestServer } from '../helpers/test-server';
 import {
@@ -266,6 +266,25 @@ describe('live hub', () => {
     dead.destroy();
     expect(hub(t).counters.deadPeers).toBe(1);
     expect(healthy.ws.readyState).toBe(healthy.ws.OPEN);
+  });
+
+  it('a ping round over more sockets than a slice pings them a slice per turn of the event loop, every one', async () => {
+    const owner = makeUser(t);
+    const dev = await deviceToken(t, owner);
+    hub(t).configure({ maxPerToken: 1_000 });
+    const n = PING_SLICE + 8;
+    const clients = await Promise.all(Array.from({ length: n }, () => ws('/ws', dev.token)));
+    let pinged = 0;
+    for (const c of clients) c.ws.once('ping', () => pinged++);
+    const before = hub(t).counters.pings;
+    const round = hub(t).pingRound();
+    // One slice at once; the rest after the event loop has had its turn (a message could go out now).
+    expect(hub(t).counters.pings - before).toBe(PING_SLICE);
+    expect(hub(t).pingRound()).toBe(round); // a round still going is not doubled
+    await round;
+    expect(hub(t).counters.pings - before).toBe(n);
+    await until(() => pinged === n);
+    for (const c of clients) expect(c.ws.readyState).toBe(c.ws.OPEN);
   });
 
   it('/ws pings on its interval when the interval is shortened', async () => {
