@@ -17,10 +17,10 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // CI (a 2-core machine running two test files at once, browsers included): a test that fails is run
     // again, up to twice, before it counts as failed. It still fails when it fails every time. This absorbs
-    // load-dependent flakes seen on clean-clone runs (a chart window in web-scripts e2e), which are listed
-    // in the session notes for fixing at their cause (the status-pages mail sent twice is fixed: an SMTP
-    // attempt outliving its lease is no longer repeated); locally (no CI) a failure counts at once. A test
-    // that shares a server with others must start afresh when retried (its own page, addresses, ids).
+    // load-dependent flakes of clean-clone runs while they are found and fixed at their cause (each one
+    // seen so far is: the web-scripts chart window, the status-pages mail sent twice, ssh2's unreadable
+    // keys, the read-only sweep's length); locally (no CI) a failure counts at once. A test that shares a
+    // server with others must start afresh when retried (its own page, addresses, ids, marks).
     retry: process.env.CI ? 2 : 0,
     pool: 'forks',
     // Two cores: keep parallelism modest so timing-sensitive tests (crash, e2e) are not starved.
