@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import config from '../electron-builder';
+import { SERVER_V8_FLAGS } from '../server/lib/v8-flags';
 
 /**
  * The packaging config (electron-builder.ts, read by `npm run dist`). The Electron binary is not
@@ -17,6 +18,10 @@ describe('electron-builder config', () => {
       enableCookieEncryption: true,
       grantFileProtocolExtraPrivileges: false,
     });
+  });
+
+  it('starts the Linux app from its menu entry with the server’s V8 flags', () => {
+    expect(config.linux?.executableArgs).toEqual([`--js-flags=${SERVER_V8_FLAGS.join(' ')}`]);
   });
 
   it('packs the app into app.asar (onlyLoadAppFromAsar needs it) with only the wasm unpacked', () => {

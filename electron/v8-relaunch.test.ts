@@ -28,6 +28,12 @@ describe('v8RelaunchArgs', () => {
     ]);
   });
 
+  it('does not relaunch from an AppImage (its mount is gone once this process exits)', () => {
+    expect(
+      v8RelaunchArgs(['/tmp/.mount_BelfryX/belfry'], { APPIMAGE: '/home/me/Belfry.AppImage' }, FLAGS),
+    ).toBeNull();
+  });
+
   it('never relaunches twice, nor without flags to add', () => {
     expect(v8RelaunchArgs(['belfry'], { [V8_FLAGS_GIVEN_ENV]: '1' }, FLAGS)).toBeNull();
     expect(v8RelaunchArgs(['belfry'], {}, [])).toBeNull();

@@ -1,7 +1,8 @@
 /**
  * The server runs in Electron's main process, whose V8 takes flags only at launch (`--js-flags`). `npm
- * start` passes SERVER_V8_FLAGS (scripts/start.mjs); an installed app started from its icon, a login
- * item or a file manager gets no arguments. Such a start relaunches itself once with the flags.
+ * start` passes SERVER_V8_FLAGS (scripts/start.mjs), and so does the Linux menu entry (electron-builder.ts,
+ * `executableArgs`); an app started from its icon on macOS or Windows, a login item or a file manager gets
+ * no arguments. Such a start relaunches itself once with the flags (not from an AppImage: see below).
  */
 
 /**
@@ -25,6 +26,9 @@ export function v8RelaunchArgs(
   flags: readonly string[],
 ): string[] | null {
   if (flags.length === 0 || env[V8_FLAGS_GIVEN_ENV] === '1') return null;
+  // Inside an AppImage app.relaunch() cannot work: its helper runs from the image's mount, which goes away
+  // when this process exits (electron-builder#1727). Such a start keeps V8's defaults.
+  if (env.APPIMAGE) return null;
   const args = argv.slice(1);
   const at = args.findIndex((a) => a.startsWith(JS_FLAGS));
   const given = at < 0 ? [] : args[at]!.slice(JS_FLAGS.length).split(/\s+/).filter(Boolean);
