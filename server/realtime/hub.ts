@@ -603,8 +603,9 @@ export class LiveHub {
    * Dead-peer detection and the credential re-check (validator), PING_SLICE sockets per turn of the
    * event loop: a round over 1,000 sockets (a ping is a write each, a re-check a lookup per token) held
    * the loop for ~13 ms at once (measured: 64 sockets take ~0.85 ms), and a message committed meanwhile
-   * reached all of its sockets that much later. The first slice runs at once; the promise settles when the round is over. A round still going
-   * when the next is due is not doubled.
+   * reached all of its sockets that much later. The first slice runs at once; the promise settles when
+   * the round is over (or a slice failed, logged: the next round starts afresh). A round still going when
+   * the next is due is not doubled.
    */
   pingRound(): Promise<void> {
     if (this.pinging) return this.pinging;
@@ -623,8 +624,13 @@ export class LiveHub {
     this.pinging = new Promise<void>((resolve) => {
       const next = (from: number) =>
         setImmediate(() => {
-          if (this.stopping || slice(from)) resolve();
-          else next(from + PING_SLICE);
+          try {
+            if (this.stopping || slice(from)) resolve();
+            else next(from + PING_SLICE);
+          } catch (err) {
+            this.ctx.log.error('a ping round failed', { err });
+            resolve();
+          }
         });
       next(PING_SLICE);
     }).finally(() => {
