@@ -16,9 +16,9 @@ const JS_FLAGS = '--js-flags=';
 
 /**
  * The arguments (after the executable) to relaunch with so that V8 gets `flags`, or null when this
- * process already has every one of them, or its launcher gave them (V8_FLAGS_GIVEN_ENV). Flags already given in `--js-flags`
- * are kept; a missing flag is added to them. A flag counts as given whatever its value: a user's own
- * `--js-flags=--max-semi-space-size=32` is theirs to choose.
+ * process already has every one of them, or its launcher gave them (V8_FLAGS_GIVEN_ENV). Flags already
+ * given in `--js-flags` are kept; a missing flag is added to them. A flag counts as given whatever its
+ * value: a user's own `--js-flags=--max-semi-space-size=32` is theirs to choose.
  */
 export function v8RelaunchArgs(
   argv: readonly string[],

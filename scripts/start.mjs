@@ -65,7 +65,8 @@ if (why) {
   // The server's V8 flags reach Electron's main process (where the server runs) only when given at launch.
   const { SERVER_V8_FLAGS } = await import('../server/lib/v8-flags.ts');
   // And the app does not relaunch itself to get them (electron/v8-relaunch.ts): it would leave this terminal.
-  process.env.BELFRY_V8_FLAGS_GIVEN = '1';
+  const { V8_FLAGS_GIVEN_ENV } = await import('../electron/v8-relaunch.ts');
+  process.env[V8_FLAGS_GIVEN_ENV] = '1';
   (existsSync(main) && !rendererBuildReason(root) ? Promise.resolve() : build()).then(
     () => run(bin, [`--js-flags=${SERVER_V8_FLAGS.join(' ')}`, root, ...args]),
     (err) => {

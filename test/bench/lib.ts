@@ -158,10 +158,18 @@ export function spawnServer(
 
 /** CPU time (user + system) a process has used so far, in ms. */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return procCpu(`/proc/${pid}/stat`).cpuMs;
+}
+
+/** A process's or a thread's (`/proc/{pid}/task/{tid}/stat`) name and CPU time used so far, in ms. */
+export function procCpu(statPath: string): { name: string; cpuMs: number } {
+  const stat = readFileSync(statPath, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of stat (1-based), in clock ticks (100 Hz on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100,
+  };
 }
 
 export function rssMb(pid: number): number {
@@ -289,7 +297,7 @@ export async function closedLoopLoad(opts: {
 }
 
 /** One timed GET, in ms; anything but a 200, or an answer `check` rejects, throws. */
-async function timedGet(
+export async function timedGet(
   agent: Agent,
   port: number,
   r: { path: string; headers?: Record<string, string> },

@@ -8,12 +8,12 @@
  * TRACE_ROUNDS (default 5) rounds of 1,000 after TRACE_WARMUP (default 100) requests; BENCH_HEAP_SAMPLE=1
  * adds where the young heap's garbage comes from, per request (sampled, collected objects included).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, httpGetBytes, percentile, sleep, spawnServer } from './lib';
+import { BENCH_DIR, httpGetBytes, percentile, procCpu, spawnServer, timedGet } from './lib';
 
 interface TraceEntry {
   k: string;
@@ -59,28 +59,16 @@ try {
   });
   const ports = [server.port, floor.port];
   const agents = ports.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+  // Timed as the scale bench times its pages (the whole body read, anything but a 200 throws).
   const get = (i: number, path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const t0 = performance.now();
-      const req = request(
-        { host: '127.0.0.1', port: ports[i], path, agent: agents[i], headers: i === 0 ? headers : {} },
-        (res) => {
-          res.on('data', () => {});
-          res.on('end', () => resolve(performance.now() - t0));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    timedGet(agents[i]!, ports[i]!, { path, ...(i === 0 ? { headers } : {}) });
   /** CPU ms per thread (`name#tid`) of a process, from /proc. */
   const threads = (pid: number): Record<string, number> => {
     const out: Record<string, number> = {};
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-        out[`${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))}#${tid}`] =
-          (Number(f[11]) + Number(f[12])) * 10;
+        const t = procCpu(`/proc/${pid}/task/${tid}/stat`);
+        out[`${t.name}#${tid}`] = t.cpuMs;
       } catch {
         // the thread ended meanwhile
       }
@@ -102,8 +90,17 @@ try {
   }
   snapCpu();
   for (const a of agents) a.destroy();
+  // servers/trace.ts answers SIGHUP with a `traced` line once the trace (and the heap profile) are written.
+  const written = new Promise<void>((resolve) => {
+    const seen = (c: Buffer) => {
+      if (!c.toString().includes('"traced"')) return;
+      server.proc.stdout!.off('data', seen);
+      resolve();
+    };
+    server.proc.stdout!.on('data', seen);
+  });
   server.proc.kill('SIGHUP');
-  await sleep(1_500); // the trace (and the heap profile) written
+  await written;
   const trace = (await readFile(traceFile, 'utf8'))
     .trim()
     .split('\n')

@@ -2,7 +2,6 @@ import type { BusMessage } from '../../lib/bus';
 import { rfc3339 } from '../../lib/clock';
 import type { MessageRow } from './store';
 
-/** The spec's Message: `extras` only when sent, `read: true` only when read by the caller's user. */
 /** The bus's Message with what a reader of the list sees: always a sender, and its own read mark. */
 export interface PresentedMessage extends BusMessage {
   senderName: string;

@@ -7,6 +7,7 @@
  * - `sql`: every database call (all/first/run/exec) of 1 ms or more, with its statement's start;
  * - `due` / `job`: every run of a due source or a scheduled job, by name, with its duration.
  * Times are epoch ms (`performance.timeOrigin + now`); a client on the same machine reads the same clock.
+ * Once written it prints `{"traced": <entries>}`.
  * Off by default: the wrapping costs a little on every call.
  */
 import { writeFileSync } from 'node:fs';
@@ -80,10 +81,8 @@ export function traceServer(server: Server, file: string): void {
       includeObjectsCollectedByMinorGC: true,
     });
   }
-  process.on('SIGHUP', () => {
-    inspect?.post('HeapProfiler.stopSampling', (err, r) => {
-      if (!err) writeFileSync(`${file}.heapprofile`, JSON.stringify(r.profile));
-    });
+  // The `traced` line tells the bench (trace-page.ts) that every file is written.
+  const finish = () => {
     for (const sp of getHeapSpaceStatistics())
       note({
         k: 'heap',
@@ -95,5 +94,12 @@ export function traceServer(server: Server, file: string): void {
       });
     writeFileSync(file, `${lines.join('\n')}\n`);
     process.stdout.write(`${JSON.stringify({ traced: lines.length })}\n`);
+  };
+  process.on('SIGHUP', () => {
+    if (!inspect) return finish();
+    inspect.post('HeapProfiler.stopSampling', (err, r) => {
+      if (!err) writeFileSync(`${file}.heapprofile`, JSON.stringify(r.profile));
+      finish();
+    });
   });
 }
