@@ -9,7 +9,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeHttp, type RecordedRequest, startFakeHttp } from '../helpers/fake-http';
 import { type SpawnedServer, spawnServer } from '../helpers/spawn-server';
 
@@ -19,15 +19,17 @@ const BASIC = `Basic ${Buffer.from(`${ADMIN}:${PASSWORD}`).toString('base64')}`;
 const KILLS = 4;
 const SENDERS = 3;
 
+// Each attempt (CI retries included) gets its own data dir and sink: a retry reusing the first attempt's
+// database would read the first attempt's channel back, and its sink would count the first attempt's requests.
 let dir: string;
 let sink: FakeHttp;
-beforeAll(async () => {
+beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'belfry-crash-outbox-'));
   sink = await startFakeHttp();
   // A short wait before answering, so some kills land while requests are in flight.
   sink.on('POST', '/hook', { status: 200, delayMs: 3 });
 });
-afterAll(async () => {
+afterEach(async () => {
   await sink.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -147,22 +149,34 @@ describe('outbox crash safety', () => {
       const channel = ((await res.json()) as { id: number; name: string }[]).find(
         (c) => c.name === 'crash outbox',
       )!;
-      // Every acknowledged message's entry ends `sent` (read back through the deliveries log).
-      const statuses = new Map<number, string>();
-      let since = 0;
-      for (let page = 0; page < 200; page++) {
-        const r = await fetch(
-          `${server.url}/application/${channel.id}/deliveries?limit=200${since ? `&since=${since}` : ''}`,
-          { headers: { authorization: device } },
-        );
-        expect(r.status).toBe(200);
-        const body = (await r.json()) as {
-          paging: { since?: number; next?: string };
-          deliveries: { messageId: number; status: string }[];
-        };
-        for (const d of body.deliveries) statuses.set(d.messageId, d.status);
-        if (!body.paging.next) break;
-        since = body.paging.since!;
+      // Every acknowledged message's entry ends `sent` (read back through the deliveries log). The sink
+      // records a request before it answers, so the last entries may still be `sending` for a moment:
+      // read again while any is in flight, never past a deadline.
+      const readStatuses = async (): Promise<Map<number, string>> => {
+        const statuses = new Map<number, string>();
+        let since = 0;
+        for (let page = 0; page < 200; page++) {
+          const r = await fetch(
+            `${server.url}/application/${channel.id}/deliveries?limit=200${since ? `&since=${since}` : ''}`,
+            { headers: { authorization: device } },
+          );
+          expect(r.status).toBe(200);
+          const body = (await r.json()) as {
+            paging: { since?: number; next?: string };
+            deliveries: { messageId: number; status: string }[];
+          };
+          for (const d of body.deliveries) statuses.set(d.messageId, d.status);
+          if (!body.paging.next) break;
+          since = body.paging.since!;
+        }
+        return statuses;
+      };
+      const settleBy = performance.now() + 10_000;
+      let statuses = await readStatuses();
+      const inFlight = () => [...acked].some((id) => ['queued', 'sending'].includes(statuses.get(id) ?? ''));
+      while (inFlight() && performance.now() < settleBy) {
+        await new Promise((r) => setTimeout(r, 10));
+        statuses = await readStatuses();
       }
       const notSent = [...acked].filter((id) => statuses.get(id) !== 'sent');
       expect(notSent).toEqual([]);
