@@ -109,7 +109,8 @@ export async function createServer(config: Config, deps: ServerDeps = {}): Promi
     log,
     store,
     db: store.db,
-    bus: new EventBus(),
+    // A listener that throws after a commit is logged; inside a transaction it still rolls it back.
+    bus: new EventBus({ log, inTransaction: () => store.db.inTransaction }),
     due: new DueTimer(),
     auth,
     activity,

@@ -37,6 +37,8 @@ export interface Db {
    * here, so a listener never sees a row a rollback takes back, nor one the journal does not hold yet.
    */
   afterCommit(fn: () => void): void;
+  /** A transaction (or savepoint) is open now. */
+  readonly inTransaction: boolean;
   /**
    * Grows with every write statement (committed or not) and every database swap: a reader that caches
    * something derived from the database knows it may still be right while this has not moved.

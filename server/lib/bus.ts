@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import type { Logger } from './log';
 
 /**
  * Domain events published after commit. The live hub, the jobs and the Electron tray subscribe here;
@@ -56,16 +56,57 @@ export interface BusMessage {
   extras?: Record<string, unknown>;
 }
 
+type Listener = (payload: never) => void;
+
+export interface EventBusOptions {
+  /** Where a listener that throws outside a transaction is reported. */
+  log?: Logger;
+  /** Whether a database transaction is open now (the store's); emits inside one keep rollback semantics. */
+  inTransaction?: () => boolean;
+}
+
+/**
+ * Listeners run synchronously, in the order they subscribed. Outside a transaction (an event announcing
+ * something already committed) each listener is isolated: one that throws is logged and the others still
+ * run, so a failing subscriber can neither hide the event from the rest nor turn a committed change into
+ * an error answer. Inside a transaction the first throw propagates as before and rolls the transaction
+ * back with the listener's part of it. Without a logger, the first error is thrown after every listener
+ * has run.
+ */
 export class EventBus {
-  private readonly emitter = new EventEmitter();
-  constructor() {
-    this.emitter.setMaxListeners(0);
-  }
+  /** Copy-on-write: `on`/off replace the array, so an emit iterates without copying it. */
+  private readonly listeners = new Map<keyof BusEvents, readonly Listener[]>();
+  constructor(private readonly opts: EventBusOptions = {}) {}
+
   emit<K extends keyof BusEvents>(name: K, payload: BusEvents[K]): void {
-    this.emitter.emit(name, payload);
+    const list = this.listeners.get(name) as readonly ((p: BusEvents[K]) => void)[] | undefined;
+    if (!list) return;
+    if (this.opts.inTransaction?.()) {
+      for (const l of list) l(payload);
+      return;
+    }
+    let first: { err: unknown } | null = null;
+    for (const l of list) {
+      try {
+        l(payload);
+      } catch (err) {
+        if (this.opts.log) this.opts.log.error('an event listener failed', { event: name, err });
+        else first ??= { err };
+      }
+    }
+    if (first) throw first.err;
   }
+
   on<K extends keyof BusEvents>(name: K, listener: (payload: BusEvents[K]) => void): () => void {
-    this.emitter.on(name, listener);
-    return () => this.emitter.off(name, listener);
+    const l = listener as Listener;
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), l]);
+    return () => {
+      const list = this.listeners.get(name) ?? [];
+      const i = list.indexOf(l);
+      if (i < 0) return;
+      const rest = [...list.slice(0, i), ...list.slice(i + 1)];
+      if (rest.length > 0) this.listeners.set(name, rest);
+      else this.listeners.delete(name);
+    };
   }
 }

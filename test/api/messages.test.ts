@@ -166,6 +166,28 @@ describe('POST /message', () => {
     const list = await t.request('GET', `/application/${c.id}/message`, { token: dev });
     expect(list.body.messages[0]).toMatchObject({ title: 'npm', message: 'from gotify', priority: 4 });
   });
+
+  it('POST /message answers 200 and keeps the message when a message:created listener throws (logged)', async () => {
+    const c = await makeChannel(t, dev);
+    const seen: number[] = [];
+    const offBroken = t.server.ctx.bus.on('message:created', () => {
+      throw new Error('broken subscriber');
+    });
+    const offAfter = t.server.ctx.bus.on('message:created', (e) => seen.push(e.message.id));
+    try {
+      const res = await t.request('POST', '/message', { token: c.token, json: { message: 'still here' } });
+      expect(res.status).toBe(200);
+      expect(seen).toEqual([res.body.id]); // the listener after the broken one still ran
+      const list = await t.request('GET', `/application/${c.id}/message`, { token: dev });
+      expect(list.body.messages.map((m: { id: number }) => m.id)).toEqual([res.body.id]);
+      expect(
+        t.log.lines.some((l) => l.includes('an event listener failed') && l.includes('broken subscriber')),
+      ).toBe(true);
+    } finally {
+      offBroken();
+      offAfter();
+    }
+  });
 });
 
 describe('paging', () => {
