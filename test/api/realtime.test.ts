@@ -287,6 +287,38 @@ describe('live hub', () => {
     for (const c of clients) expect(c.ws.readyState).toBe(c.ws.OPEN);
   });
 
+  it('a later slice of a ping round that throws is logged and ends the round; the next round runs whole', async () => {
+    const owner = makeUser(t);
+    const dev = await deviceToken(t, owner);
+    hub(t).configure({ maxPerToken: 1_000 });
+    const n = PING_SLICE * 2 + 8;
+    await Promise.all(Array.from({ length: n }, () => ws('/ws', dev.token)));
+    const h = hub(t) as unknown as {
+      pingOne: (...a: unknown[]) => void;
+      deviceSockets: Map<unknown, Set<{ alive: boolean }>>;
+    };
+    const pingOne = h.pingOne;
+    let calls = 0;
+    h.pingOne = function (this: unknown, ...a: unknown[]) {
+      if (++calls === PING_SLICE + 1) throw new Error('slice failure for the test');
+      return pingOne.apply(this, a);
+    };
+    try {
+      const before = hub(t).counters.pings;
+      await hub(t).pingRound(); // settles: the failure does not leave it pending
+      expect(hub(t).counters.pings - before).toBe(PING_SLICE); // the third slice never ran
+      expect(t.log.lines.some((l) => l.includes('a ping round failed'))).toBe(true);
+    } finally {
+      delete (h as { pingOne?: unknown }).pingOne; // the prototype's again
+    }
+    // The clients answer the first slice's pings; then the next round pings every socket, none dead.
+    await until(() => [...h.deviceSockets.values()].every((set) => [...set].every((s) => s.alive)));
+    const before = hub(t).counters.pings;
+    await hub(t).pingRound();
+    expect(hub(t).counters.pings - before).toBe(n);
+    expect(hub(t).counters.deadPeers).toBe(0);
+  });
+
   it('/ws pings on its interval when the interval is shortened', async () => {
     const owner = makeUser(t);
     const c = await ws('/ws', (await deviceToken(t, owner)).token);
