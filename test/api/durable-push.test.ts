@@ -113,7 +113,7 @@ it('a message:created listener that throws does not fail the writes it announces
     );
     expect(stored?.n).toBe(21);
     expect(calls).toBe(21);
-    expect(t.log.lines.filter((l) => l.includes('a message:created listener failed')).length).toBe(21);
+    expect(t.log.lines.filter((l) => l.includes('an event listener failed')).length).toBe(21);
   } finally {
     off();
   }

@@ -71,17 +71,11 @@ export function sendMessages(
   const out = ctx.db.transaction(() => insertAll(ctx, target, senderName, inputs, opts.system ?? false));
   // Inside a caller's transaction (a source family's state change, a router batch) the messages are not
   // committed yet: they are announced once they are, and never when that transaction rolls back.
-  // A listener that throws (the hub, a job) is logged: the messages are stored, so their writers get their
-  // answer (a 500 for a kept message would make a client send it again), and the batch's other messages are
-  // still announced. The listeners after the one that threw miss that message (EventEmitter stops there).
+  // Announced after the commit, so the bus isolates its listeners: one that throws (the hub, a job) is
+  // logged and the rest still run; the messages are stored, so their writers get their answer (a 500 for
+  // a kept message would make a client send it again).
   ctx.db.afterCommit(() => {
-    for (const message of out) {
-      try {
-        ctx.bus.emit('message:created', { message, ownerId: target.user_id });
-      } catch (err) {
-        ctx.log.error('a message:created listener failed; the message is stored', { id: message.id, err });
-      }
-    }
+    for (const message of out) ctx.bus.emit('message:created', { message, ownerId: target.user_id });
   });
   return out;
 }
