@@ -45,7 +45,8 @@ const LATENCY_RATE_PER_S = 10;
 /**
  * The latency messages are sent in this many rounds, alternating between the servers. 100 messages a
  * round: with 25 (until 2026-11-29) one late message was 4 % of a round and set its p99, and single runs'
- * belfry/bare ratios ranged 0.93–1.35; with 100 a round, three runs on each Node read 0.98–1.10.
+ * belfry/bare ratios ranged 0.93–1.35; with 100 a round, four runs on each Node read 0.95–1.21 (medians
+ * 1.00 on Node 20, 1.04 on Node 24; docs/benchmarks.md).
  */
 const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? 6);
 

@@ -223,6 +223,14 @@ export interface BytesResult {
 }
 
 /**
+ * The n-th deep page of a data set of `rows` messages (scale.bench.ts, trace-page.ts): `GET /message`,
+ * 100 messages below a cursor spread over the oldest 5 % of the rows, so every page reads deep.
+ */
+export function deepPagePath(rows: number, n: number): string {
+  return `/message?limit=100&since=${1_000 + ((n * 7_919) % Math.floor(rows * 0.05))}`;
+}
+
+/**
  * A GET for the read-latency benchmarks: the body stays bytes. Decoding a 30 kB page into a string
  * costs the client ~0.2–0.3 ms a request (more on Node 24) and leaves garbage whose collection lands in
  * later timed requests: client work that is not the server's latency.

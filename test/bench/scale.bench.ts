@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import {
   BENCH_DIR,
   type BytesResult,
+  deepPagePath,
   type Fixture,
   formatRounds,
   httpGetBytes,
@@ -133,8 +134,7 @@ export async function run(): Promise<Result> {
       // The deep page in rounds, interleaved request by request with a raw node:http server sending the
       // same bytes (servers/static.ts): both see the same moments of the machine's noise, so the floor
       // under Belfry's figure is measured, not guessed.
-      const deepPath = (n: number) =>
-        `/message?limit=100&since=${1_000 + ((n * 7_919) % Math.floor(ROWS * 0.05))}`;
+      const deepPath = (n: number) => deepPagePath(ROWS, n);
       const sample = await httpGetBytes(new Agent(), server.port, deepPath(0), headers);
       expectPage(100)(sample);
       const bodyFile = join(work, 'deep-page.json');

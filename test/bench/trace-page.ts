@@ -13,7 +13,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_DIR, httpGetBytes, percentile, procCpu, spawnServer, timedGet } from './lib';
+import { BENCH_DIR, deepPagePath, httpGetBytes, percentile, procCpu, spawnServer, timedGet } from './lib';
 
 interface TraceEntry {
   k: string;
@@ -50,8 +50,7 @@ try {
     { timeoutMs: 120_000 },
   );
   const headers = { 'X-Service-Key': fixture.fixture.devices[0]!.token };
-  const deepPath = (n: number) =>
-    `/message?limit=100&since=${1_000 + ((n * 7_919) % Math.floor(fixture.rows * 0.05))}`;
+  const deepPath = (n: number) => deepPagePath(fixture.rows, n);
   const sample = await httpGetBytes(new Agent(), server.port, deepPath(0), headers);
   await writeFile(join(work, 'body.json'), sample.body);
   const floor = await spawnServer(join(BENCH_DIR, 'servers', 'static.ts'), {
