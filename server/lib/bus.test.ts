@@ -32,14 +32,20 @@ describe('EventBus', () => {
     expect(seen).toEqual(['a', 'b']);
   });
 
-  it('outside a transaction a throwing listener is logged and the others still run', () => {
+  /** A bus whose first listener throws and whose second records that it ran. */
+  const brokenFirst = (inTransaction: boolean) => {
     const log = memoryLogger();
-    const bus = new EventBus({ log, inTransaction: () => false });
+    const bus = new EventBus({ log, inTransaction: () => inTransaction });
     const seen: string[] = [];
     bus.on('power:changed', () => {
       throw new Error('listener broke');
     });
     bus.on('power:changed', () => seen.push('after'));
+    return { log, bus, seen };
+  };
+
+  it('outside a transaction a throwing listener is logged and the others still run', () => {
+    const { log, bus, seen } = brokenFirst(false);
     expect(() => bus.emit('power:changed', PAYLOAD)).not.toThrow();
     expect(seen).toEqual(['after']);
     expect(log.lines.filter((l) => l.includes('an event listener failed'))).toHaveLength(1);
@@ -47,13 +53,7 @@ describe('EventBus', () => {
   });
 
   it('inside a transaction the first throw propagates at once (the transaction rolls back with it)', () => {
-    const log = memoryLogger();
-    const bus = new EventBus({ log, inTransaction: () => true });
-    const seen: string[] = [];
-    bus.on('power:changed', () => {
-      throw new Error('listener broke');
-    });
-    bus.on('power:changed', () => seen.push('after'));
+    const { log, bus, seen } = brokenFirst(true);
     expect(() => bus.emit('power:changed', PAYLOAD)).toThrow('listener broke');
     expect(seen).toEqual([]);
     expect(log.lines).toEqual([]);
